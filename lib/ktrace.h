@@ -84,6 +84,8 @@ struct ktrace_inst *ktrace_inst_open(struct ktrace_tfs *tfs, const char *name,
 void ktrace_inst_free(struct ktrace_inst *inst);
 const char *ktrace_inst_name(const struct ktrace_inst *inst); /* NULL: top */
 bool ktrace_inst_owned(const struct ktrace_inst *inst);
+/* Was the instance created by this very ktrace_inst_open() call? */
+bool ktrace_inst_is_new(const struct ktrace_inst *inst);
 /* Remove the instance from tracefs (only named instances); frees nothing. */
 int ktrace_inst_destroy(struct ktrace_inst *inst);
 /* Names of all instances, NULL-terminated; free with ktrace_strv_free(). */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* ktrace: top-level options, the command table and the error funnel. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktrace_cmd.h"
+
+static int cmd_help(struct kt_ctx *ctx, int argc, char **argv);
+static int cmd_version(struct kt_ctx *ctx, int argc, char **argv);
+
+static const struct cmd commands[] = {
+	{ "list", cmd_list, "list tracepoints and dynamic events" },
+	{ "enable", cmd_enable, "enable events in an ftrace instance" },
+	{ "disable", cmd_disable, "disable events in an ftrace instance" },
+	{ "filter", cmd_filter, "set or clear an event's filter" },
+	{ "show", cmd_show, "show enabled events, filters and buffers" },
+	{ "reset", cmd_reset, "disable events and clear filters of an instance" },
+	{ "help", cmd_help, "show help for a command" },
+	{ "version", cmd_version, "print the version" },
+	{ NULL, NULL, NULL },
+};
+
+static const char main_usage[] =
+	"Usage: ktrace [--json] [--tracefs DIR] COMMAND [ARGS...]\n"
+	"       ktrace help COMMAND | ktrace COMMAND --help | ktrace --version\n"
+	"\n"
+	"Options:\n"
+	"  -j, --json          machine-readable output (and errors) as JSON\n"
+	"      --tracefs DIR   use the tracefs tree at DIR ($KTRACE_TRACEFS)\n"
+	"  -h, --help          this help\n"
+	"  -V, --version       print the version\n";
+
+static const struct option main_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "tracefs", required_argument, NULL, 'T' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void print_commands(FILE *f)
+{
+	fputs(main_usage, f);
+	fputs("\nCommands:\n", f);
+	for (const struct cmd *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+}
+
+void kt_getopt_reset(void)
+{
+	optind = 0;	/* glibc: 0 also resets its internal state */
+	opterr = 0;
+}
+
+void kt_json_str(FILE *f, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	putc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f) {
+				fprintf(f, "\\u00%c%c", hex[*p >> 4],
+					hex[*p & 15]);
+			} else {
+				putc(*p, f);
+			}
+		}
+	}
+	putc('"', f);
+}
+
+static void error_line(struct kt_ctx *ctx, const char *msg)
+{
+	if (ctx->json) {
+		fputs("{\"error\": ", ctx->out);
+		kt_json_str(ctx->out, msg);
+		fputs("}\n", ctx->out);
+		fflush(ctx->out);
+	}
+	/* The human line always goes to stderr too. */
+	fprintf(ctx->err, "ktrace%s%s: %s\n", ctx->cmd ? " " : "",
+		ctx->cmd ? ctx->cmd : "", msg);
+}
+
+int kt_error(struct kt_ctx *ctx, int status, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	error_line(ctx, msg ? msg : "out of memory");
+	free(msg);
+	return status;
+}
+
+int kt_error_detail(struct kt_ctx *ctx, int status,
+		    const struct ktrace_err *err)
+{
+	const char *msg = err->msg ? err->msg : "failed";
+
+	if (ctx->json) {
+		fputs("{\"error\": ", ctx->out);
+		kt_json_str(ctx->out, msg);
+		if (err->klog) {
+			fputs(", \"kernel\": ", ctx->out);
+			kt_json_str(ctx->out, err->klog);
+		}
+		if (err->input) {
+			fputs(", \"input\": ", ctx->out);
+			kt_json_str(ctx->out, err->input);
+			fprintf(ctx->out, ", \"position\": %d", err->pos);
+		}
+		fputs("}\n", ctx->out);
+		fflush(ctx->out);
+	}
+	fprintf(ctx->err, "ktrace%s%s: %s\n", ctx->cmd ? " " : "",
+		ctx->cmd ? ctx->cmd : "", msg);
+	if (err->input && err->pos >= 0 &&
+	    (size_t)err->pos <= strlen(err->input))
+		fprintf(ctx->err, "  %s\n  %*s^\n", err->input, err->pos, "");
+	return status;
+}
+
+int kt_usage_error(struct kt_ctx *ctx, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	error_line(ctx, msg ? msg : "usage error");
+	free(msg);
+	if (usage && !ctx->json)
+		fputs(usage, ctx->err);
+	return KT_USAGE;
+}
+
+struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
+{
+	if (ctx->tfs)
+		return ctx->tfs;
+	ctx->tfs = ktrace_tfs_open(ctx->tracefs);
+	if (!ctx->tfs) {
+		if (ctx->tracefs || getenv("KTRACE_TRACEFS"))
+			kt_error(ctx, KT_FAIL, "no tracefs tree at '%s': %s",
+				 ctx->tracefs ? ctx->tracefs :
+						getenv("KTRACE_TRACEFS"),
+				 strerror(errno));
+		else
+			kt_error(ctx, KT_FAIL,
+				 "cannot find or mount tracefs at /sys/kernel/tracing: %s (are you root?)",
+				 strerror(errno));
+	}
+	return ctx->tfs;
+}
+
+static const struct cmd *find_cmd(const struct cmd *cmds, const char *name)
+{
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int kt_dispatch(struct kt_ctx *ctx, const struct cmd *cmds, const char *what,
+		int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 1)
+		return kt_error(ctx, KT_USAGE, "missing %s command (one of: %s)",
+				what, cmds[0].name);
+	c = find_cmd(cmds, argv[0]);
+	if (!c) {
+		kt_error(ctx, KT_USAGE, "unknown %s command '%s'", what,
+			 argv[0]);
+		if (!ctx->json) {
+			fprintf(ctx->err, "%s commands:", what);
+			for (c = cmds; c->name; c++)
+				fprintf(ctx->err, " %s", c->name);
+			fputc('\n', ctx->err);
+		}
+		return KT_USAGE;
+	}
+	kt_getopt_reset();
+	return c->fn(ctx, argc, argv);
+}
+
+static int cmd_help(struct kt_ctx *ctx, int argc, char **argv)
+{
+	const struct cmd *c;
+	char *args[] = { NULL, "--help", NULL };
+
+	if (argc < 2) {
+		print_commands(ctx->out);
+		return KT_OK;
+	}
+	c = find_cmd(commands, argv[1]);
+	if (!c || c->fn == cmd_help)
+		return kt_error(ctx, KT_USAGE, "no help for unknown command '%s'",
+				argv[1]);
+	args[0] = argv[1];
+	ctx->cmd = c->name;
+	kt_getopt_reset();
+	return c->fn(ctx, 2, args);
+}
+
+static int cmd_version(struct kt_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (ctx->json)
+		fprintf(ctx->out, "{\"version\": \"%s\"}\n", KTRACE_VERSION);
+	else
+		fprintf(ctx->out, "ktrace %s\n", KTRACE_VERSION);
+	return KT_OK;
+}
+
+int ktrace_main(struct kt_ctx *ctx, int argc, char **argv)
+{
+	int opt;
+
+	kt_getopt_reset();
+	while ((opt = getopt_long(argc, argv, "+jhV", main_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'T':
+			ctx->tracefs = optarg;
+			break;
+		case 'h':
+			print_commands(ctx->out);
+			return KT_OK;
+		case 'V':
+			return cmd_version(ctx, 0, NULL);
+		default:
+			return kt_usage_error(ctx, main_usage,
+					      "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return kt_usage_error(ctx, main_usage, "missing command");
+	if (find_cmd(commands, argv[0]))
+		ctx->cmd = argv[0];
+	return kt_dispatch(ctx, commands, "ktrace", argc, argv);
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* ktrace list: tracepoints and dynamic events matching fnmatch globs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktrace_cmd.h"
+
+static const char list_usage[] =
+	"Usage: ktrace list [OPTIONS] [GLOB...]\n"
+	"List events as SYSTEM:EVENT, sorted. GLOB is an fnmatch pattern on\n"
+	"SYSTEM:EVENT ('irq:*', '*:*open*'); a bare 'irq' means the whole system.\n"
+	"\n"
+	"  -v, --fields    show each event's fields (type, name, size, signedness)\n"
+	"  -f, --format    show each event's print format\n"
+	"  -k, --kind KIND only events of KIND (tracepoint, kprobe, kretprobe,\n"
+	"                  uprobe, uretprobe, synthetic, eprobe, fprobe)\n"
+	"  -j, --json      a JSON array of {system, name, id, kind, fields}\n"
+	"  -h, --help      this help\n";
+
+static const struct option list_opts[] = {
+	{ "fields", no_argument, NULL, 'v' },
+	{ "format", no_argument, NULL, 'f' },
+	{ "kind", required_argument, NULL, 'k' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void print_json_event(FILE *f, const struct ktrace_event *e,
+			     bool fmt)
+{
+	fputs("{\"system\": ", f);
+	kt_json_str(f, e->system);
+	fputs(", \"name\": ", f);
+	kt_json_str(f, e->name);
+	fprintf(f, ", \"id\": %d, \"kind\": \"%s\"", e->id,
+		ktrace_kind_name(e->kind));
+	if (e->definition) {
+		fputs(", \"definition\": ", f);
+		kt_json_str(f, e->definition);
+	}
+	if (fmt) {
+		fputs(", \"print_fmt\": ", f);
+		kt_json_str(f, e->print_fmt);
+	}
+	fputs(", \"fields\": [", f);
+	for (int i = 0; i < e->nr_fields; i++) {
+		const struct ktrace_field *fl = &e->fields[i];
+
+		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+		kt_json_str(f, fl->name);
+		fputs(", \"type\": ", f);
+		kt_json_str(f, fl->type);
+		fprintf(f, ", \"offset\": %d, \"size\": %d, \"signed\": %s, \"common\": %s}",
+			fl->offset, fl->size, fl->is_signed ? "true" : "false",
+			fl->is_common ? "true" : "false");
+	}
+	fputs("]}", f);
+}
+
+static void print_text_event(FILE *f, const struct ktrace_event *e,
+			     bool fields, bool fmt)
+{
+	if (e->kind == KTRACE_KIND_TRACEPOINT)
+		fprintf(f, "%s:%s\n", e->system, e->name);
+	else
+		fprintf(f, "%s:%s [%s]\n", e->system, e->name,
+			ktrace_kind_name(e->kind));
+	if (fields) {
+		for (int i = 0; i < e->nr_fields; i++) {
+			const struct ktrace_field *fl = &e->fields[i];
+
+			if (fl->is_common)
+				continue;
+			fprintf(f, "    %-28s %-24s size:%d %s\n", fl->type,
+				fl->name, fl->size,
+				fl->is_signed ? "signed" : "unsigned");
+		}
+	}
+	if (fmt && e->print_fmt)
+		fprintf(f, "    print fmt: %s\n", e->print_fmt);
+}
+
+static int parse_kind(const char *s, int *kind)
+{
+	for (int k = KTRACE_KIND_TRACEPOINT; k <= KTRACE_KIND_OTHER; k++) {
+		if (!strcmp(s, ktrace_kind_name(k))) {
+			*kind = k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
+{
+	bool fields = false, fmt = false;
+	struct ktrace_events *evs;
+	unsigned int *hits = NULL;
+	int opt, n, kind = -1, shown = 0, ret = KT_OK;
+
+	while ((opt = getopt_long(argc, argv, "+vfk:jh", list_opts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'v':
+			fields = true;
+			break;
+		case 'f':
+			fmt = true;
+			break;
+		case 'k':
+			if (parse_kind(optarg, &kind))
+				return kt_usage_error(ctx, NULL,
+						      "unknown event kind '%s'",
+						      optarg);
+			break;
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			fputs(list_usage, ctx->out);
+			return KT_OK;
+		default:
+			return kt_usage_error(ctx, list_usage,
+					      "bad option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	for (int i = 0; i < argc; i++)
+		if (ktrace_glob_check(argv[i]))
+			return kt_usage_error(ctx, NULL,
+					      "bad event pattern '%s': expected SYSTEM[:EVENT] with glob characters * ? [ ]",
+					      argv[i]);
+	if (!kt_tfs(ctx))
+		return KT_FAIL;
+	if (argc) {
+		hits = calloc(argc, sizeof(*hits));
+		if (!hits)
+			return kt_error(ctx, KT_FAIL, "out of memory");
+	}
+	evs = ktrace_events_alloc(ctx->tfs, (const char *const *)argv, argc,
+				  hits);
+	if (!evs) {
+		free(hits);
+		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s",
+				ktrace_tfs_dir(ctx->tfs), strerror(errno));
+	}
+	for (int i = 0; i < argc; i++) {
+		if (!hits[i]) {
+			ret = kt_error(ctx, KT_FAIL, "no event matches '%s'",
+				       argv[i]);
+			goto out;
+		}
+	}
+	if ((ctx->json || fields || fmt) && ktrace_events_load_formats(evs)) {
+		ret = kt_error(ctx, KT_FAIL, "cannot read event formats: %s",
+			       strerror(errno));
+		goto out;
+	}
+	n = ktrace_events_count(evs);
+	if (ctx->json)
+		fputs("[", ctx->out);
+	for (int i = 0; i < n; i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+
+		if (kind >= 0 && (int)e->kind != kind)
+			continue;
+		if (ctx->json) {
+			fputs(shown ? ",\n" : "\n", ctx->out);
+			print_json_event(ctx->out, e, fmt);
+		} else {
+			print_text_event(ctx->out, e, fields, fmt);
+		}
+		shown++;
+	}
+	if (ctx->json)
+		fputs("\n]\n", ctx->out);
+	if (!shown && kind >= 0)
+		ret = kt_error(ctx, KT_FAIL, "no %s event matches",
+			       ktrace_kind_name(kind));
+out:
+	ktrace_events_free(evs);
+	free(hits);
+	return ret;
+}

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/* Listing the events of a tracefs tree, with their kind and format. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "internal.h"
+
+struct ev_entry {
+	struct ktrace_event pub;
+	char *system;
+	char *name;
+	char *definition;
+	struct ktrace_field *fields;
+	char *print_fmt;
+};
+
+struct ktrace_events {
+	struct ktrace_tfs *tfs;
+	struct ev_entry *v;
+	int n, cap;
+	struct tep_handle *tep;
+};
+
+/* One line of dynamic_events: "p:grp/ev ..." */
+struct dyn_def {
+	char *system, *name, *line;
+	enum ktrace_kind kind;
+};
+
+struct dyn_set {
+	struct dyn_def *v;
+	int n;
+};
+
+static const char *const kind_names[] = {
+	[KTRACE_KIND_TRACEPOINT] = "tracepoint",
+	[KTRACE_KIND_KPROBE] = "kprobe",
+	[KTRACE_KIND_KRETPROBE] = "kretprobe",
+	[KTRACE_KIND_UPROBE] = "uprobe",
+	[KTRACE_KIND_URETPROBE] = "uretprobe",
+	[KTRACE_KIND_SYNTHETIC] = "synthetic",
+	[KTRACE_KIND_EPROBE] = "eprobe",
+	[KTRACE_KIND_FPROBE] = "fprobe",
+	[KTRACE_KIND_OTHER] = "dynamic",
+};
+
+const char *ktrace_kind_name(enum ktrace_kind kind)
+{
+	if ((unsigned int)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "unknown";
+	return kind_names[kind];
+}
+
+static void dyn_set_free(struct dyn_set *ds)
+{
+	for (int i = 0; i < ds->n; i++) {
+		free(ds->v[i].system);
+		free(ds->v[i].name);
+		free(ds->v[i].line);
+	}
+	free(ds->v);
+}
+
+/*
+ * Parse the definitions in buf. uprobe_lines says the buffer came from
+ * uprobe_events, which settles the kprobe/uprobe ambiguity of "p:" and "r:"
+ * (the two share their prefix in dynamic_events).
+ */
+static int dyn_parse(struct dyn_set *ds, char *buf, bool uprobe_lines)
+{
+	char *save = NULL, *line;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *slash, *end;
+		enum ktrace_kind kind;
+		struct dyn_def *d, *nv;
+
+		if (!colon || colon == line)
+			continue;
+		switch (line[0]) {
+		case 'p':
+			kind = uprobe_lines ? KTRACE_KIND_UPROBE :
+					      KTRACE_KIND_KPROBE;
+			break;
+		case 'r':
+			kind = uprobe_lines ? KTRACE_KIND_URETPROBE :
+					      KTRACE_KIND_KRETPROBE;
+			break;
+		case 's':
+			kind = KTRACE_KIND_SYNTHETIC;
+			break;
+		case 'e':
+			kind = KTRACE_KIND_EPROBE;
+			break;
+		case 'f':
+		case 't':
+			kind = KTRACE_KIND_FPROBE;
+			break;
+		default:
+			kind = KTRACE_KIND_OTHER;
+		}
+		slash = strchr(colon + 1, '/');
+		end = strpbrk(colon + 1, " \t");
+		if (!slash || (end && slash > end))
+			continue;
+		nv = realloc(ds->v, (ds->n + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		ds->v = nv;
+		d = &ds->v[ds->n];
+		d->kind = kind;
+		d->system = strndup(colon + 1, slash - colon - 1);
+		d->name = end ? strndup(slash + 1, end - slash - 1) :
+				strdup(slash + 1);
+		d->line = strdup(line);
+		if (!d->system || !d->name || !d->line) {
+			free(d->system);
+			free(d->name);
+			free(d->line);
+			return -ENOMEM;
+		}
+		ds->n++;
+	}
+	return 0;
+}
+
+/* Every dynamic event defined in the tree, with its kind. */
+static int dyn_load(struct ktrace_tfs *tfs, struct dyn_set *ds)
+{
+	struct dyn_set up = { 0 };
+	char *buf;
+	int ret = 0;
+
+	memset(ds, 0, sizeof(*ds));
+	buf = kt_read_at(tfs->dir, "uprobe_events", NULL);
+	if (buf) {
+		ret = dyn_parse(&up, buf, true);
+		free(buf);
+		if (ret)
+			goto out;
+	}
+	buf = kt_read_at(tfs->dir, "dynamic_events", NULL);
+	if (!buf)
+		buf = kt_read_at(tfs->dir, "kprobe_events", NULL);
+	if (buf) {
+		ret = dyn_parse(ds, buf, false);
+		free(buf);
+		if (ret)
+			goto out;
+	}
+	/* Kinds from uprobe_events win over the ambiguous "p:"/"r:". */
+	for (int i = 0; i < up.n; i++) {
+		bool found = false;
+
+		for (int j = 0; j < ds->n; j++) {
+			if (!strcmp(ds->v[j].system, up.v[i].system) &&
+			    !strcmp(ds->v[j].name, up.v[i].name)) {
+				ds->v[j].kind = up.v[i].kind;
+				found = true;
+			}
+		}
+		if (!found) {
+			struct dyn_def *nv = realloc(ds->v, (ds->n + 1) *
+							    sizeof(*nv));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ds->v = nv;
+			ds->v[ds->n++] = up.v[i];
+			memset(&up.v[i], 0, sizeof(up.v[i]));
+		}
+	}
+out:
+	dyn_set_free(&up);
+	return ret;
+}
+
+static const struct dyn_def *dyn_find(const struct dyn_set *ds,
+				      const char *sys, const char *name)
+{
+	for (int i = 0; i < ds->n; i++)
+		if (!strcmp(ds->v[i].system, sys) &&
+		    !strcmp(ds->v[i].name, name))
+			return &ds->v[i];
+	return NULL;
+}
+
+static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
+		  const struct dyn_def *def)
+{
+	struct ev_entry *e;
+
+	if (evs->n == evs->cap) {
+		int cap = evs->cap ? evs->cap * 2 : 256;
+		struct ev_entry *nv = realloc(evs->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		evs->v = nv;
+		evs->cap = cap;
+	}
+	e = &evs->v[evs->n];
+	memset(e, 0, sizeof(*e));
+	e->system = strdup(sys);
+	e->name = strdup(name);
+	e->definition = def ? strdup(def->line) : NULL;
+	if (!e->system || !e->name || (def && !e->definition)) {
+		free(e->system);
+		free(e->name);
+		free(e->definition);
+		return -ENOMEM;
+	}
+	e->pub.kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
+	e->pub.id = -1;
+	evs->n++;
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev_entry *x = a, *y = b;
+	int c = strcmp(x->system, y->system);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static bool is_dir_entry(const struct dirent *d)
+{
+	return d->d_type == DT_DIR || d->d_type == DT_UNKNOWN;
+}
+
+static int scan_system(struct ktrace_events *evs, const char *evdir,
+		       const char *sys, const char *const *globs, int nglobs,
+		       unsigned int *hits, const struct dyn_set *ds)
+{
+	char *p = kt_path("%s/%s", evdir, sys);
+	struct dirent *d;
+	bool any = nglobs == 0;
+	DIR *dir;
+	int ret = 0;
+
+	if (!p)
+		return -errno;
+	/* Skip whole systems that no glob can match. */
+	for (int i = 0; i < nglobs && !any; i++) {
+		const char *g = globs[i], *c = strchr(g, ':');
+		char s[257];
+
+		if (!c) {
+			any = ktrace_glob_match(g, sys, "");
+			continue;
+		}
+		if ((size_t)(c - g) >= sizeof(s))
+			continue;
+		memcpy(s, g, c - g);
+		s[c - g] = '\0';
+		any = ktrace_glob_match(c == g ? "*" : s, sys, "");
+	}
+	if (!any)
+		goto out;
+	/*
+	 * Systems without an "enable" file (ftrace's own) hold internal
+	 * events that cannot be enabled or recorded: not listed, as in
+	 * available_events.
+	 */
+	{
+		char *q = kt_path("%s/enable", p);
+		bool skip = !q || access(q, F_OK);
+
+		free(q);
+		if (skip)
+			goto out;
+	}
+	dir = opendir(p);
+	if (!dir) {
+		ret = errno == ENOTDIR ? 0 : -errno;
+		goto out;
+	}
+	while ((d = readdir(dir))) {
+		bool match = nglobs == 0;
+
+		if (d->d_name[0] == '.' || !is_dir_entry(d))
+			continue;
+		if (d->d_type == DT_UNKNOWN) {
+			char *q = kt_path("%s/%s/format", p, d->d_name);
+
+			if (!q || access(q, F_OK)) {
+				free(q);
+				continue;
+			}
+			free(q);
+		}
+		for (int i = 0; i < nglobs; i++) {
+			if (ktrace_glob_match(globs[i], sys, d->d_name)) {
+				match = true;
+				if (hits)
+					hits[i]++;
+			}
+		}
+		if (!match)
+			continue;
+		ret = ev_add(evs, sys, d->d_name, dyn_find(ds, sys, d->d_name));
+		if (ret)
+			break;
+	}
+	closedir(dir);
+out:
+	free(p);
+	return ret;
+}
+
+struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
+					  const char *const *globs, int nglobs,
+					  unsigned int *hits)
+{
+	struct ktrace_events *evs;
+	struct dyn_set ds;
+	struct dirent *d;
+	char *evdir;
+	DIR *dir;
+	int ret;
+
+	if (hits)
+		memset(hits, 0, nglobs * sizeof(*hits));
+	for (int i = 0; i < nglobs; i++) {
+		if (ktrace_glob_check(globs[i])) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	evs = calloc(1, sizeof(*evs));
+	if (!evs)
+		return NULL;
+	evs->tfs = tfs;
+	ret = dyn_load(tfs, &ds);
+	if (ret) {
+		free(evs);
+		errno = -ret;
+		return NULL;
+	}
+	evdir = kt_path("%s/events", tfs->dir);
+	dir = evdir ? opendir(evdir) : NULL;
+	if (!dir) {
+		ret = -errno;
+		goto fail;
+	}
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.' || !is_dir_entry(d))
+			continue;
+		ret = scan_system(evs, evdir, d->d_name, globs, nglobs, hits,
+				  &ds);
+		if (ret)
+			break;
+	}
+	closedir(dir);
+	if (ret)
+		goto fail;
+	free(evdir);
+	dyn_set_free(&ds);
+	if (evs->n)
+		qsort(evs->v, evs->n, sizeof(*evs->v), ev_cmp);
+	for (int i = 0; i < evs->n; i++) {
+		struct ev_entry *e = &evs->v[i];
+
+		e->pub.system = e->system;
+		e->pub.name = e->name;
+		e->pub.definition = e->definition;
+	}
+	return evs;
+fail:
+	free(evdir);
+	dyn_set_free(&ds);
+	ktrace_events_free(evs);
+	errno = -ret;
+	return NULL;
+}
+
+void ktrace_events_free(struct ktrace_events *evs)
+{
+	if (!evs)
+		return;
+	for (int i = 0; i < evs->n; i++) {
+		struct ev_entry *e = &evs->v[i];
+
+		free(e->system);
+		free(e->name);
+		free(e->definition);
+		for (int j = 0; j < e->pub.nr_fields; j++) {
+			free((char *)e->fields[j].type);
+			free((char *)e->fields[j].name);
+		}
+		free(e->fields);
+		free(e->print_fmt);
+	}
+	free(evs->v);
+	if (evs->tep)
+		tep_free(evs->tep);
+	free(evs);
+}
+
+int ktrace_events_count(const struct ktrace_events *evs)
+{
+	return evs->n;
+}
+
+const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
+					     int i)
+{
+	if (i < 0 || i >= evs->n)
+		return NULL;
+	return &evs->v[i].pub;
+}
+
+static int copy_fields(struct ev_entry *e, struct tep_event *te)
+{
+	struct tep_format_field *f;
+	int n = te->format.nr_common + te->format.nr_fields, i = 0;
+
+	e->fields = calloc(n ? n : 1, sizeof(*e->fields));
+	if (!e->fields)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		f = pass ? te->format.fields : te->format.common_fields;
+		for (; f && i < n; f = f->next, i++) {
+			struct ktrace_field *k = &e->fields[i];
+
+			k->type = strdup(f->type);
+			k->name = strdup(f->name);
+			if (!k->type || !k->name) {
+				e->pub.nr_fields = i + 1;
+				return -ENOMEM;
+			}
+			k->offset = f->offset;
+			k->size = f->size;
+			k->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+			k->is_common = !pass;
+		}
+	}
+	e->pub.nr_fields = i;
+	return 0;
+}
+
+int ktrace_events_load_formats(struct ktrace_events *evs)
+{
+	char *p, *buf;
+	size_t len;
+
+	if (!evs->tep) {
+		evs->tep = tep_alloc();
+		if (!evs->tep)
+			return -ENOMEM;
+	}
+	for (int i = 0; i < evs->n; i++) {
+		struct ev_entry *e = &evs->v[i];
+		struct tep_event *te = NULL;
+		char *pf;
+		int ret;
+
+		if (e->fields)
+			continue;
+		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->system,
+			    e->name);
+		if (!p)
+			return -errno;
+		buf = kt_read_at(p, "id", NULL);
+		if (buf) {
+			e->pub.id = atoi(buf);
+			free(buf);
+		}
+		buf = kt_read_at(p, "format", &len);
+		free(p);
+		if (!buf)
+			continue;	/* unreadable format: listed without */
+		if (tep_parse_format(evs->tep, &te, buf, len, e->system) ==
+		    TEP_ERRNO__SUCCESS && te) {
+			ret = copy_fields(e, te);
+			if (ret) {
+				free(buf);
+				return ret;
+			}
+			pf = strstr(buf, "\nprint fmt: ");
+			if (pf) {
+				pf += strlen("\nprint fmt: ");
+				e->print_fmt = strndup(pf, strcspn(pf, "\n"));
+			}
+			e->pub.fields = e->fields;
+			e->pub.print_fmt = e->print_fmt;
+		}
+		free(buf);
+	}
+	return 0;
+}

@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/* Instances and the ftrace event controls: enable, filter, state, reset. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "internal.h"
+
+/* The marker file saying ktrace created instance name; caller frees. */
+static char *owned_marker(struct ktrace_tfs *tfs, const char *name)
+{
+	return kt_path("%s/instance.%s", tfs->state_dir, name);
+}
+
+static int mark_owned(struct ktrace_tfs *tfs, const char *name)
+{
+	char *p;
+	int ret;
+
+	if (mkdir(tfs->state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	p = owned_marker(tfs, name);
+	if (!p)
+		return -errno;
+	ret = kt_write_file(p, tfs->dir, strlen(tfs->dir), O_CREAT | O_TRUNC);
+	if (ret == -ENOENT)
+		ret = -EIO;
+	free(p);
+	return ret;
+}
+
+static bool is_owned(struct ktrace_tfs *tfs, const char *name)
+{
+	char *p = owned_marker(tfs, name);
+	bool ret;
+
+	if (!p)
+		return false;
+	ret = access(p, F_OK) == 0;
+	free(p);
+	return ret;
+}
+
+struct ktrace_inst *ktrace_inst_open(struct ktrace_tfs *tfs, const char *name,
+				     bool create)
+{
+	struct ktrace_inst *inst;
+	struct stat st;
+	int saved;
+
+	if (name && ktrace_name_check(name)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	inst = calloc(1, sizeof(*inst));
+	if (!inst)
+		return NULL;
+	inst->tfs = tfs;
+	if (!name) {
+		inst->dir = strdup(tfs->dir);
+		if (!inst->dir)
+			goto fail;
+		return inst;
+	}
+	inst->name = strdup(name);
+	inst->dir = kt_path("%s/instances/%s", tfs->dir, name);
+	if (!inst->name || !inst->dir)
+		goto fail;
+	if (stat(inst->dir, &st) < 0) {
+		if (errno != ENOENT || !create)
+			goto fail;
+		inst->ti = tracefs_instance_create(name);
+		if (!inst->ti)
+			goto fail;
+		if (mark_owned(tfs, name) < 0) {
+			saved = errno;
+			tracefs_instance_destroy(inst->ti);
+			errno = saved;
+			goto fail;
+		}
+		inst->owned = true;
+		inst->is_new = true;
+		return inst;
+	}
+	inst->ti = tracefs_instance_alloc(tfs->dir, name);
+	if (!inst->ti)
+		goto fail;
+	inst->owned = is_owned(tfs, name);
+	return inst;
+fail:
+	saved = errno;
+	ktrace_inst_free(inst);
+	errno = saved;
+	return NULL;
+}
+
+void ktrace_inst_free(struct ktrace_inst *inst)
+{
+	if (!inst)
+		return;
+	tracefs_instance_free(inst->ti);
+	free(inst->name);
+	free(inst->dir);
+	free(inst);
+}
+
+bool ktrace_inst_is_new(const struct ktrace_inst *inst)
+{
+	return inst->is_new;
+}
+
+const char *ktrace_inst_name(const struct ktrace_inst *inst)
+{
+	return inst->name;
+}
+
+bool ktrace_inst_owned(const struct ktrace_inst *inst)
+{
+	return inst->owned;
+}
+
+int ktrace_inst_destroy(struct ktrace_inst *inst)
+{
+	char *p;
+
+	if (!inst->name || !inst->ti)
+		return -EINVAL;
+	if (tracefs_instance_destroy(inst->ti) < 0)
+		return -errno;
+	p = owned_marker(inst->tfs, inst->name);
+	if (p)
+		unlink(p);
+	free(p);
+	inst->owned = false;
+	return 0;
+}
+
+char **ktrace_inst_list(struct ktrace_tfs *tfs)
+{
+	char *p = kt_path("%s/instances", tfs->dir);
+	char **v = NULL;
+	struct dirent *d;
+	size_t n = 0;
+	DIR *dir;
+
+	if (!p)
+		return NULL;
+	dir = opendir(p);
+	free(p);
+	if (!dir)
+		return NULL;
+	v = calloc(1, sizeof(*v));
+	while (v && (d = readdir(dir))) {
+		char *s;
+
+		if (d->d_name[0] == '.')
+			continue;
+		s = strdup(d->d_name);
+		if (!s || kt_strv_push(&v, &n, s)) {
+			free(s);
+			ktrace_strv_free(v);
+			v = NULL;
+		}
+	}
+	closedir(dir);
+	if (!v)
+		errno = ENOMEM;
+	return v;
+}
+
+int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
+			const char *ev, const char *file, const char *val)
+{
+	char *p;
+	int ret;
+
+	if (ktrace_name_check(sys) || ktrace_name_check(ev))
+		return -EINVAL;
+	p = kt_path("%s/events/%s/%s/%s", inst->dir, sys, ev, file);
+	if (!p)
+		return -errno;
+	ret = kt_write_file(p, val, strlen(val), O_TRUNC);
+	free(p);
+	return ret;
+}
+
+int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
+		       int nglobs, bool on, unsigned int *hits)
+{
+	struct ktrace_events *evs;
+	int n, ret = 0;
+
+	evs = ktrace_events_alloc(inst->tfs, globs, nglobs, hits);
+	if (!evs)
+		return -errno;
+	n = ktrace_events_count(evs);
+	for (int i = 0; i < n; i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+
+		ret = kt_event_file_write(inst, e->system, e->name, "enable",
+					  on ? "1" : "0");
+		if (ret) {
+			/* Undo what this call did: all or nothing. */
+			for (int j = 0; j < i; j++) {
+				e = ktrace_events_get(evs, j);
+				kt_event_file_write(inst, e->system, e->name,
+						    "enable", on ? "0" : "1");
+			}
+			break;
+		}
+	}
+	ktrace_events_free(evs);
+	return ret ? ret : n;
+}
+
+/* Split "system:event" into checked names (malloc'ed, caller frees). */
+static int split_event(const char *spec, char **sys, char **ev)
+{
+	const char *c = strchr(spec, ':');
+
+	*sys = *ev = NULL;
+	if (!c)
+		return -EINVAL;
+	*sys = strndup(spec, c - spec);
+	*ev = strdup(c + 1);
+	if (!*sys || !*ev) {
+		free(*sys);
+		free(*ev);
+		*sys = *ev = NULL;
+		return -ENOMEM;
+	}
+	if (ktrace_name_check(*sys) || ktrace_name_check(*ev)) {
+		free(*sys);
+		free(*ev);
+		*sys = *ev = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The current filter text of an event (first line; "none" -> NULL). */
+static int filter_read(struct ktrace_inst *inst, const char *sys,
+		       const char *ev, char **out)
+{
+	char *p = kt_path("%s/events/%s/%s/filter", inst->dir, sys, ev);
+	char *buf;
+
+	*out = NULL;
+	if (!p)
+		return -errno;
+	buf = kt_read_file(p, NULL);
+	free(p);
+	if (!buf)
+		return -errno;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!strcmp(buf, "none") || !*buf)
+		free(buf);
+	else
+		*out = buf;
+	return 0;
+}
+
+static int verify_filter(struct ktrace_inst *inst, const char *sys,
+			 const char *ev, const char *expr,
+			 struct ktrace_err *err)
+{
+	struct tep_handle *tep;
+	struct tep_event *te = NULL;
+	char *p, *buf, *msg = NULL;
+	size_t len;
+	int ret;
+
+	p = kt_path("%s/events/%s/%s", inst->dir, sys, ev);
+	if (!p)
+		return -errno;
+	buf = kt_read_at(p, "format", &len);
+	free(p);
+	if (!buf) {
+		if (errno == ENOENT)
+			return ktrace_err_set(err, ENOENT,
+					      "no such event '%s:%s'", sys, ev);
+		return ktrace_err_set(err, errno,
+				      "cannot read the format of '%s:%s': %m",
+				      sys, ev);
+	}
+	tep = tep_alloc();
+	if (!tep) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (tep_parse_format(tep, &te, buf, len, sys) != TEP_ERRNO__SUCCESS ||
+	    !te) {
+		/* Cannot verify locally: leave it to the kernel. */
+		ret = 0;
+		goto out;
+	}
+	ret = 0;
+	if (tracefs_filter_string_verify(te, expr, &msg) < 0) {
+		char *nl;
+
+		if (msg) {
+			/* libtracefs puts the message on its last line. */
+			while ((nl = strrchr(msg, '\n')) && !nl[1])
+				*nl = '\0';
+			nl = strrchr(msg, '\n');
+			ret = ktrace_err_set(err, EINVAL, "bad filter for %s:%s: %s",
+					     sys, ev, nl ? nl + 1 : msg);
+		} else {
+			ret = ktrace_err_set(err, EINVAL, "bad filter for %s:%s",
+					     sys, ev);
+		}
+		if (err) {
+			err->input = strdup(expr);
+			err->pos = -1;
+		}
+	}
+	free(msg);
+out:
+	tep_free(tep);
+	free(buf);
+	return ret;
+}
+
+int ktrace_inst_filter_set(struct ktrace_inst *inst, const char *event,
+			   const char *expr, struct ktrace_err *err)
+{
+	char *sys, *ev, *old = NULL, *klog, *cmd = NULL;
+	int ret, pos = -1;
+
+	ret = split_event(event, &sys, &ev);
+	if (ret)
+		return ktrace_err_set(err, -ret,
+				      "bad event name '%s': expected SYSTEM:EVENT",
+				      event);
+	if (expr && strchr(expr, '\n')) {
+		ret = ktrace_err_set(err, EINVAL,
+				     "a filter is one line: newline in '%s'",
+				     event);
+		goto out;
+	}
+	if (expr) {
+		ret = verify_filter(inst, sys, ev, expr, err);
+		if (ret)
+			goto out;
+	}
+	ret = filter_read(inst, sys, ev, &old);
+	if (ret) {
+		ret = ktrace_err_set(err, -ret, "no such event '%s'", event);
+		goto out;
+	}
+	if (!expr) {
+		ret = kt_event_file_write(inst, sys, ev, "filter", "0");
+		if (ret)
+			ktrace_err_set(err, -ret, "cannot clear filter of %s: %s",
+				       event, strerror(-ret));
+		goto out;
+	}
+	ktrace_errlog_clear(inst->tfs, inst);
+	ret = kt_event_file_write(inst, sys, ev, "filter", expr);
+	if (!ret)
+		goto out;
+	klog = ktrace_errlog_read(inst->tfs, inst, &cmd, &pos);
+	ktrace_err_set(err, -ret, "kernel refused filter for %s: %s", event,
+		       klog ? klog : strerror(-ret));
+	if (err) {
+		err->klog = klog;
+		err->input = strdup(expr);
+		/* The kernel echoes the filter itself: columns map 1:1. */
+		err->pos = cmd && !strcmp(cmd, expr) ? pos : -1;
+	} else {
+		free(klog);
+	}
+	/* The kernel swaps in the failed filter: put the old one back. */
+	kt_event_file_write(inst, sys, ev, "filter", old ? old : "0");
+out:
+	free(cmd);
+	free(old);
+	free(sys);
+	free(ev);
+	return ret;
+}
+
+static int read_long(const char *dir, const char *rel, long *out)
+{
+	char *buf = kt_read_at(dir, rel, NULL);
+
+	if (!buf)
+		return -errno;
+	*out = strtol(buf, NULL, 10);
+	free(buf);
+	return 0;
+}
+
+/* Every event of inst with a filter set: "sys:ev\tEXPR" entries. */
+static int collect_filters(struct ktrace_inst *inst, char ***out)
+{
+	char *evdir = kt_path("%s/events", inst->dir);
+	struct dirent *s, *e;
+	size_t n = 0;
+	DIR *d1, *d2;
+	int ret = 0;
+
+	*out = calloc(1, sizeof(char *));
+	if (!evdir || !*out)
+		return -ENOMEM;
+	d1 = opendir(evdir);
+	if (!d1) {
+		free(evdir);
+		return -errno;
+	}
+	while (!ret && (s = readdir(d1))) {
+		char *sd;
+
+		if (s->d_name[0] == '.' ||
+		    (s->d_type != DT_DIR && s->d_type != DT_UNKNOWN))
+			continue;
+		sd = kt_path("%s/%s", evdir, s->d_name);
+		d2 = sd ? opendir(sd) : NULL;
+		if (!d2) {
+			free(sd);
+			continue;
+		}
+		while (!ret && (e = readdir(d2))) {
+			char *f, *line;
+
+			if (e->d_name[0] == '.' ||
+			    (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+				continue;
+			if (filter_read(inst, s->d_name, e->d_name, &f) || !f)
+				continue;
+			if (asprintf(&line, "%s:%s\t%s", s->d_name, e->d_name,
+				     f) < 0)
+				ret = -ENOMEM;
+			else if (kt_strv_push(out, &n, line))
+				ret = -ENOMEM;
+			free(f);
+		}
+		closedir(d2);
+		free(sd);
+	}
+	closedir(d1);
+	free(evdir);
+	return ret;
+}
+
+static int strv_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ktrace_inst_state_read(struct ktrace_inst *inst,
+			   struct ktrace_inst_state *st)
+{
+	char *buf, *save = NULL, *line;
+	long on = 0;
+	size_t n = 0, nf = 0;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->name = inst->name ? strdup(inst->name) : NULL;
+	st->owned = inst->owned;
+	ret = read_long(inst->dir, "tracing_on", &on);
+	if (ret)
+		return ret;
+	st->tracing_on = on;
+	if (read_long(inst->dir, "buffer_size_kb", &st->buffer_size_kb))
+		st->buffer_size_kb = -1;
+	st->enabled = calloc(1, sizeof(char *));
+	if (!st->enabled)
+		return -ENOMEM;
+	buf = kt_read_at(inst->dir, "set_event", NULL);
+	if (!buf)
+		return -errno;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *s = strdup(line);
+
+		if (!s || kt_strv_push(&st->enabled, &n, s)) {
+			free(s);
+			free(buf);
+			return -ENOMEM;
+		}
+	}
+	free(buf);
+	qsort(st->enabled, n, sizeof(char *), strv_cmp);
+	ret = collect_filters(inst, &st->filters);
+	if (ret)
+		return ret;
+	while (st->filters[nf])
+		nf++;
+	qsort(st->filters, nf, sizeof(char *), strv_cmp);
+	return 0;
+}
+
+void ktrace_inst_state_clear(struct ktrace_inst_state *st)
+{
+	free(st->name);
+	ktrace_strv_free(st->enabled);
+	ktrace_strv_free(st->filters);
+	memset(st, 0, sizeof(*st));
+}
+
+int ktrace_inst_reset(struct ktrace_inst *inst)
+{
+	struct ktrace_inst_state st;
+	int ret, first = 0;
+
+	ret = ktrace_inst_state_read(inst, &st);
+	if (ret) {
+		ktrace_inst_state_clear(&st);
+		return ret;
+	}
+	for (char **e = st.enabled; *e; e++) {
+		char *sys, *ev;
+
+		if (split_event(*e, &sys, &ev))
+			continue;
+		ret = kt_event_file_write(inst, sys, ev, "enable", "0");
+		if (ret && !first)
+			first = ret;
+		free(sys);
+		free(ev);
+	}
+	for (char **f = st.filters; *f; f++) {
+		char *sys, *ev;
+
+		(*f)[strcspn(*f, "\t")] = '\0';
+		if (split_event(*f, &sys, &ev))
+			continue;
+		ret = kt_event_file_write(inst, sys, ev, "filter", "0");
+		if (ret && !first)
+			first = ret;
+		free(sys);
+		free(ev);
+	}
+	ktrace_inst_state_clear(&st);
+	return first;
+}
+
+int ktrace_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst)
+{
+	char *p = kt_path("%s/error_log", inst ? inst->dir : tfs->dir);
+	int ret;
+
+	if (!p)
+		return -errno;
+	ret = kt_write_file(p, "", 0, O_TRUNC);
+	free(p);
+	return ret;
+}
+
+char *ktrace_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
+			 char **command, int *pos)
+{
+	char *buf, *last = NULL, *line, *msg = NULL, *cmd, *caret;
+	const char *tag = "Command: ";
+
+	if (command)
+		*command = NULL;
+	if (pos)
+		*pos = -1;
+	buf = kt_read_at(inst ? inst->dir : tfs->dir, "error_log", NULL);
+	if (!buf)
+		return NULL;
+	/* Entries start with "[timestamp] "; the last one is ours. */
+	for (line = buf; line && *line; ) {
+		if (*line == '[')
+			last = line;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	if (!last)
+		goto out;
+	line = strchr(last, ']');
+	if (!line)
+		goto out;
+	line++;
+	while (*line == ' ')
+		line++;
+	msg = strndup(line, strcspn(line, "\n"));
+	cmd = strstr(last, tag);
+	if (!cmd)
+		goto out;
+	if (command)
+		*command = strndup(cmd + strlen(tag),
+				   strcspn(cmd + strlen(tag), "\n"));
+	caret = strchr(cmd, '\n');
+	if (caret && pos) {
+		char *lstart = cmd;
+
+		while (lstart > buf && lstart[-1] != '\n')
+			lstart--;
+		caret++;
+		for (int col = 0; caret[col] && caret[col] != '\n'; col++) {
+			if (caret[col] == '^') {
+				*pos = col - (int)(cmd + strlen(tag) - lstart);
+				break;
+			}
+		}
+	}
+out:
+	free(buf);
+	return msg;
+}

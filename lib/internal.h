@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* libktrace internals shared between lib/ files. Not installed. */
+#ifndef KTRACE_INTERNAL_H
+#define KTRACE_INTERNAL_H
+
+#include <sys/types.h>
+#include "ktrace.h"
+
+struct tracefs_instance;
+
+struct ktrace_tfs {
+	char *dir;		/* tracefs root, no trailing '/' */
+	char *state_dir;	/* where ktrace remembers what it created */
+};
+
+struct ktrace_inst {
+	struct ktrace_tfs *tfs;
+	char *name;		/* NULL: top instance */
+	char *dir;		/* tfs->dir or tfs->dir/instances/name */
+	struct tracefs_instance *ti;	/* NULL for the top instance */
+	bool owned;
+	bool is_new;
+};
+
+/*
+ * Read a whole file into a malloc'ed NUL-terminated buffer (caller frees).
+ * len (optional) receives the length. NULL + errno on failure.
+ */
+char *kt_read_file(const char *path, size_t *len);
+/* Read the small file dir/rel; same contract as kt_read_file(). */
+char *kt_read_at(const char *dir, const char *rel, size_t *len);
+/*
+ * Write buf to path in a single write(2) (tracefs parses one write as one
+ * command). flags: O_TRUNC or O_APPEND. Returns 0 or -errno.
+ */
+int kt_write_file(const char *path, const char *buf, size_t len, int flags);
+/* Formatted path join; caller frees. NULL + errno (ENAMETOOLONG). */
+char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
+int kt_strv_push(char ***v, size_t *n, char *s);
+
+/* Tracefs "events" listing helpers shared by events.c and inst.c. */
+int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
+			const char *ev, const char *file, const char *val);
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/* Finding (and if needed mounting) tracefs; user name and glob checks. */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "internal.h"
+
+#define KT_TRACEFS_DEFAULT "/sys/kernel/tracing"
+#define KT_STATE_DEFAULT "/run/ktrace"
+
+static bool is_tracefs_tree(const char *dir)
+{
+	char *p = kt_path("%s/events", dir);
+	struct stat st;
+	bool ok;
+
+	if (!p)
+		return false;
+	ok = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	free(p);
+	return ok;
+}
+
+/* Mount point of tracefs from /proc/mounts (malloc'ed), or NULL. */
+static char *find_mounted(void)
+{
+	struct mntent *m;
+	char *dir = NULL;
+	FILE *f;
+
+	f = setmntent("/proc/mounts", "r");
+	if (!f)
+		return NULL;
+	while ((m = getmntent(f))) {
+		if (!strcmp(m->mnt_type, "tracefs")) {
+			dir = strdup(m->mnt_dir);
+			break;
+		}
+	}
+	endmntent(f);
+	return dir;
+}
+
+static char *locate(const char *dir)
+{
+	const char *env = getenv("KTRACE_TRACEFS");
+	char *found;
+
+	if (!dir && env && *env)
+		dir = env;
+	if (dir) {
+		if (!is_tracefs_tree(dir)) {
+			errno = ENOENT;
+			return NULL;
+		}
+		return realpath(dir, NULL);
+	}
+	found = find_mounted();
+	if (found)
+		return found;
+	if (mount("nodev", KT_TRACEFS_DEFAULT, "tracefs", 0, NULL) < 0)
+		return NULL;
+	return strdup(KT_TRACEFS_DEFAULT);
+}
+
+struct ktrace_tfs *ktrace_tfs_open(const char *dir)
+{
+	struct ktrace_tfs *tfs;
+	const char *state = getenv("KTRACE_STATE_DIR");
+	int saved;
+
+	tfs = calloc(1, sizeof(*tfs));
+	if (!tfs)
+		return NULL;
+	tfs->dir = locate(dir);
+	if (!tfs->dir)
+		goto fail;
+	tfs->state_dir = strdup(state && *state ? state : KT_STATE_DEFAULT);
+	if (!tfs->state_dir)
+		goto fail;
+	/* libtracefs resolves instances and files against this directory. */
+	if (tracefs_set_tracing_dir(tfs->dir) < 0)
+		goto fail;
+	return tfs;
+fail:
+	saved = errno;
+	ktrace_tfs_free(tfs);
+	errno = saved;
+	return NULL;
+}
+
+void ktrace_tfs_free(struct ktrace_tfs *tfs)
+{
+	if (!tfs)
+		return;
+	free(tfs->dir);
+	free(tfs->state_dir);
+	free(tfs);
+}
+
+const char *ktrace_tfs_dir(const struct ktrace_tfs *tfs)
+{
+	return tfs->dir;
+}
+
+int ktrace_name_check(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return -EINVAL;
+	len = strlen(name);
+	if (len == 0 || len > 64)
+		return -EINVAL;
+	if (!isalnum((unsigned char)name[0]) && name[0] != '_')
+		return -EINVAL;
+	for (const char *p = name; *p; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' &&
+		    *p != '-')
+			return -EINVAL;
+	}
+	if (strstr(name, ".."))
+		return -EINVAL;
+	return 0;
+}
+
+int ktrace_glob_check(const char *pattern)
+{
+	int depth = 0, colons = 0;
+
+	if (!pattern || !*pattern || strlen(pattern) > 256)
+		return -EINVAL;
+	for (const char *p = pattern; *p; p++) {
+		unsigned char c = *p;
+
+		if (c == ':') {
+			if (++colons > 1 || depth)
+				return -EINVAL;
+		} else if (c == '[') {
+			depth++;
+		} else if (c == ']') {
+			if (depth)
+				depth--;
+		} else if (!isalnum(c) && !strchr("_.-*?!^", c)) {
+			return -EINVAL;
+		}
+	}
+	if (depth)
+		return -EINVAL;
+	if (strstr(pattern, ".."))
+		return -EINVAL;
+	return 0;
+}
+
+bool ktrace_glob_match(const char *pattern, const char *system,
+		       const char *event)
+{
+	const char *colon = strchr(pattern, ':');
+	char sys[257];
+	size_t n;
+
+	if (!colon)
+		return fnmatch(pattern, system, 0) == 0;
+	n = colon - pattern;
+	if (n >= sizeof(sys))
+		return false;
+	memcpy(sys, pattern, n);
+	sys[n] = '\0';
+	return fnmatch(n ? sys : "*", system, 0) == 0 &&
+	       fnmatch(colon[1] ? colon + 1 : "*", event, 0) == 0;
+}

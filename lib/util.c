@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/* Small file and string helpers used across libktrace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+char *kt_read_file(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf, *nb;
+	ssize_t r;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		if (cap - n < 2) {
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+fail:
+	saved = errno;
+	free(buf);
+	close(fd);
+	errno = saved;
+	return NULL;
+}
+
+char *kt_read_at(const char *dir, const char *rel, size_t *len)
+{
+	char *p = kt_path("%s/%s", dir, rel), *ret;
+	int saved;
+
+	if (!p)
+		return NULL;
+	ret = kt_read_file(p, len);
+	saved = errno;
+	free(p);
+	errno = saved;
+	return ret;
+}
+
+int kt_write_file(const char *path, const char *buf, size_t len, int flags)
+{
+	ssize_t r;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	r = write(fd, buf, len);
+	if (r < 0)
+		ret = -errno;
+	else if ((size_t)r != len)
+		ret = -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+char *kt_path(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (n >= PATH_MAX) {
+		free(p);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return p;
+}
+
+int kt_strv_push(char ***v, size_t *n, char *s)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = s;
+	nv[*n] = NULL;
+	*v = nv;
+	return 0;
+}
+
+void ktrace_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
