@@ -296,7 +296,15 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 		free(buf);
 		return -ENOMEM;
 	}
-	if (tep_parse_format(tep, &te, buf, len, sys) != TEP_ERRNO__SUCCESS ||
+	/*
+	 * The kernel also knows fields that are in no format file (CPU,
+	 * COMM, common_cpu...): libtracefs's verifier refuses them, so such
+	 * expressions go to the kernel unchecked (which restores on error).
+	 */
+	if (strstr(expr, "CPU") || strstr(expr, "COMM") ||
+	    strstr(expr, "common_cpu") || strstr(expr, "cpu") ||
+	    strstr(expr, "comm") ||
+	    tep_parse_format(tep, &te, buf, len, sys) != TEP_ERRNO__SUCCESS ||
 	    !te) {
 		/* Cannot verify locally: leave it to the kernel. */
 		ret = 0;
@@ -306,11 +314,23 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 	if (tracefs_filter_string_verify(te, expr, &msg) < 0) {
 		char *nl;
 
+		int pos = -1;
+
+		/*
+		 * libtracefs answers "EXPR\n   ^\nMESSAGE\n": the caret's
+		 * column is the position in the user's expression.
+		 */
 		if (msg) {
-			/* libtracefs puts the message on its last line. */
+			char *l2 = strchr(msg, '\n'), *c;
+
 			while ((nl = strrchr(msg, '\n')) && !nl[1])
 				*nl = '\0';
 			nl = strrchr(msg, '\n');
+			if (l2 && nl && nl > l2) {
+				c = memchr(l2 + 1, '^', nl - l2 - 1);
+				if (c)
+					pos = c - (l2 + 1);
+			}
 			ret = ktrace_err_set(err, EINVAL, "bad filter for %s:%s: %s",
 					     sys, ev, nl ? nl + 1 : msg);
 		} else {
@@ -319,7 +339,7 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 		}
 		if (err) {
 			err->input = strdup(expr);
-			err->pos = -1;
+			err->pos = pos <= (int)strlen(expr) ? pos : -1;
 		}
 	}
 	free(msg);

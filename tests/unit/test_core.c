@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of libktrace's core and the CLI, against a fake tracefs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "faketfs.h"
+
+static int setup(void **state)
+{
+	char *root = fake_tfs_make();
+
+	if (!root)
+		return -1;
+	*state = root;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fake_tfs_remove(*state);
+	return 0;
+}
+
+static void test_name_check(void **state)
+{
+	(void)state;
+	assert_int_equal(ktrace_name_check("sched_switch"), 0);
+	assert_int_equal(ktrace_name_check("probe_libc"), 0);
+	assert_int_equal(ktrace_name_check("my-inst.1"), 0);
+	assert_int_not_equal(ktrace_name_check(""), 0);
+	assert_int_not_equal(ktrace_name_check(".."), 0);
+	assert_int_not_equal(ktrace_name_check("../x"), 0);
+	assert_int_not_equal(ktrace_name_check("a/b"), 0);
+	assert_int_not_equal(ktrace_name_check("a b"), 0);
+	assert_int_not_equal(ktrace_name_check("a;rm"), 0);
+	assert_int_not_equal(ktrace_name_check("$(x)"), 0);
+	assert_int_not_equal(ktrace_name_check("x..y"), 0);
+	assert_int_not_equal(ktrace_name_check(".hidden"), 0);
+	assert_int_not_equal(ktrace_name_check(NULL), 0);
+	assert_int_not_equal(ktrace_name_check(
+		"a123456789012345678901234567890123456789012345678901234567890123456789"), 0);
+}
+
+static void test_glob(void **state)
+{
+	(void)state;
+	assert_true(ktrace_glob_match("irq:*", "irq", "softirq_entry"));
+	assert_true(ktrace_glob_match("irq", "irq", "softirq_entry"));
+	assert_false(ktrace_glob_match("irq", "irq_vectors", "x"));
+	assert_true(ktrace_glob_match("*:*open*", "syscalls", "sys_enter_openat"));
+	assert_false(ktrace_glob_match("*:*open*", "sched", "sched_switch"));
+	assert_true(ktrace_glob_match("sched:sched_[sw]*", "sched", "sched_wakeup"));
+	assert_false(ktrace_glob_match("sched:sched_switch", "sched", "sched_switch_x"));
+	assert_true(ktrace_glob_match(":sched_switch", "sched", "sched_switch"));
+	assert_int_equal(ktrace_glob_check("irq:*"), 0);
+	assert_int_equal(ktrace_glob_check("*:*open*"), 0);
+	assert_int_not_equal(ktrace_glob_check("../*"), 0);
+	assert_int_not_equal(ktrace_glob_check("a/b"), 0);
+	assert_int_not_equal(ktrace_glob_check("a:b:c"), 0);
+	assert_int_not_equal(ktrace_glob_check("irq:[abc"), 0);
+	assert_int_not_equal(ktrace_glob_check("irq; rm -rf"), 0);
+	assert_int_not_equal(ktrace_glob_check(""), 0);
+}
+
+static void test_events_list(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	const char *globs[] = { "sched:*", "*:*open*", "nomatch:*" };
+	unsigned int hits[3];
+	struct ktrace_events *evs;
+	const struct ktrace_event *e;
+
+	(void)state;
+	assert_non_null(tfs);
+	evs = ktrace_events_alloc(tfs, globs, 3, hits);
+	assert_non_null(evs);
+	/* sched: 3, *open*: sys_enter_openat + ktrace:open */
+	assert_int_equal(hits[0], 3);
+	assert_int_equal(hits[1], 2);
+	assert_int_equal(hits[2], 0);
+	assert_int_equal(ktrace_events_count(evs), 5);
+	e = ktrace_events_get(evs, 0);
+	assert_string_equal(e->system, "ktrace");
+	assert_string_equal(e->name, "open");
+	assert_int_equal(e->kind, KTRACE_KIND_KPROBE);
+	e = ktrace_events_get(evs, 1);
+	assert_string_equal(e->system, "sched");
+	assert_string_equal(e->name, "sched_process_exec");
+	assert_int_equal(e->kind, KTRACE_KIND_TRACEPOINT);
+	assert_null(ktrace_events_get(evs, 5));
+	ktrace_events_free(evs);
+
+	/* All events: sorted, uprobe kind told apart from kprobe. */
+	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
+	assert_non_null(evs);
+	assert_int_equal(ktrace_events_count(evs), 11);
+	for (int i = 1; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *a = ktrace_events_get(evs, i - 1);
+		const struct ktrace_event *b = ktrace_events_get(evs, i);
+		int c = strcmp(a->system, b->system);
+
+		assert_true(c < 0 || (c == 0 && strcmp(a->name, b->name) < 0));
+		if (!strcmp(b->name, "parse_line"))
+			assert_int_equal(b->kind, KTRACE_KIND_UPROBE);
+	}
+	ktrace_events_free(evs);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_events_formats(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	const char *globs[] = { "sched:sched_switch" };
+	struct ktrace_events *evs;
+	const struct ktrace_event *e;
+	char *id;
+	bool seen_pid = false;
+
+	assert_non_null(tfs);
+	evs = ktrace_events_alloc(tfs, globs, 1, NULL);
+	assert_non_null(evs);
+	assert_int_equal(ktrace_events_load_formats(evs), 0);
+	e = ktrace_events_get(evs, 0);
+	id = fake_read(*state, "tracefs/events/sched/sched_switch/id");
+	assert_non_null(id);
+	assert_int_equal(e->id, atoi(id));
+	free(id);
+	assert_true(e->nr_fields > 4);
+	assert_true(e->fields[0].is_common);
+	for (int i = 0; i < e->nr_fields; i++) {
+		if (!strcmp(e->fields[i].name, "prev_pid")) {
+			seen_pid = true;
+			assert_int_equal(e->fields[i].size, 4);
+			assert_true(e->fields[i].is_signed);
+			assert_false(e->fields[i].is_common);
+		}
+	}
+	assert_true(seen_pid);
+	assert_non_null(e->print_fmt);
+	assert_non_null(strstr(e->print_fmt, "prev_comm"));
+	ktrace_events_free(evs);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_tfs_open_missing(void **state)
+{
+	(void)state;
+	assert_null(ktrace_tfs_open("/nonexistent/tracefs"));
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_enable_disable(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_inst *inst = ktrace_inst_open(tfs, NULL, false);
+	const char *globs[] = { "irq" };
+	char *v;
+
+	assert_non_null(inst);
+	assert_int_equal(ktrace_inst_enable(inst, globs, 1, true, NULL), 3);
+	v = fake_read(*state, "tracefs/events/irq/softirq_entry/enable");
+	assert_string_equal(v, "1");
+	free(v);
+	v = fake_read(*state, "tracefs/events/sched/sched_switch/enable");
+	assert_string_equal(v, "0\n");
+	free(v);
+	assert_int_equal(ktrace_inst_enable(inst, globs, 1, false, NULL), 3);
+	v = fake_read(*state, "tracefs/events/irq/softirq_entry/enable");
+	assert_string_equal(v, "0");
+	free(v);
+	ktrace_inst_free(inst);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_instance_create_reset(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_inst *inst;
+	char path[4096];
+	struct stat st;
+
+	assert_null(ktrace_inst_open(tfs, "nope", false));
+	assert_int_equal(errno, ENOENT);
+	assert_null(ktrace_inst_open(tfs, "../evil", true));
+	assert_int_equal(errno, EINVAL);
+	snprintf(path, sizeof(path), "%s/tracefs/evil", (char *)*state);
+	assert_int_not_equal(stat(path, &st), 0);
+
+	inst = ktrace_inst_open(tfs, "kt_unit", true);
+	assert_non_null(inst);
+	assert_true(ktrace_inst_owned(inst));
+	assert_true(ktrace_inst_is_new(inst));
+	ktrace_inst_free(inst);
+	snprintf(path, sizeof(path), "%s/tracefs/instances/kt_unit",
+		 (char *)*state);
+	assert_int_equal(stat(path, &st), 0);
+	/* Reopened later: still known as ktrace's, but not new. */
+	inst = ktrace_inst_open(tfs, "kt_unit", true);
+	assert_non_null(inst);
+	assert_true(ktrace_inst_owned(inst));
+	assert_false(ktrace_inst_is_new(inst));
+	assert_int_equal(ktrace_inst_destroy(inst), 0);
+	ktrace_inst_free(inst);
+	assert_int_not_equal(stat(path, &st), 0);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_filter_verify(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_inst *inst = ktrace_inst_open(tfs, NULL, false);
+	struct ktrace_err err = { .pos = -1 };
+	char *v;
+
+	assert_int_equal(ktrace_inst_filter_set(inst, "sched:sched_switch",
+						"prev_pid == 1", &err), 0);
+	v = fake_read(*state, "tracefs/events/sched/sched_switch/filter");
+	assert_string_equal(v, "prev_pid == 1");
+	free(v);
+	/* An unknown field is caught before anything is written. */
+	assert_int_equal(ktrace_inst_filter_set(inst, "sched:sched_switch",
+						"bogus == 3", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "sched:sched_switch"));
+	assert_string_equal(err.input, "bogus == 3");
+	assert_true(err.pos >= 0 && err.pos < 10);
+	v = fake_read(*state, "tracefs/events/sched/sched_switch/filter");
+	assert_string_equal(v, "prev_pid == 1");
+	free(v);
+	assert_int_equal(ktrace_inst_filter_set(inst, "sched:sched_switch",
+						"prev_pid > 0x", &err), -EINVAL);
+	assert_true(err.pos > 0);
+	assert_int_equal(ktrace_inst_filter_set(inst, "sched:nope",
+						"x == 1", &err), -ENOENT);
+	assert_int_equal(ktrace_inst_filter_set(inst, "../x:y", "a", &err),
+			 -EINVAL);
+	assert_int_equal(ktrace_inst_filter_set(inst, "sched:sched_switch",
+						NULL, &err), 0);
+	v = fake_read(*state, "tracefs/events/sched/sched_switch/filter");
+	assert_string_equal(v, "0");
+	free(v);
+	ktrace_err_clear(&err);
+	ktrace_inst_free(inst);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_errlog_parse(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	char path[4096], *cmd, *msg;
+	int pos;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tracefs/error_log", (char *)*state);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("[   85.444372] event filter parse error: error: Error\n"
+	      "  Command: prev_pid == 1 &&& foo\n"
+	      "           ^\n"
+	      "[   85.479901] trace_kprobe: error: Invalid fetch argument\n"
+	      "  Command: p:ktrace/x do_sys_open f=+0(%zz):string\n"
+	      "                                       ^\n", f);
+	fclose(f);
+	msg = ktrace_errlog_read(tfs, NULL, &cmd, &pos);
+	assert_string_equal(msg, "trace_kprobe: error: Invalid fetch argument");
+	assert_string_equal(cmd, "p:ktrace/x do_sys_open f=+0(%zz):string");
+	assert_int_equal(pos, 28);
+	assert_int_equal(cmd[pos], '%');
+	free(msg);
+	free(cmd);
+	assert_int_equal(ktrace_errlog_clear(tfs, NULL), 0);
+	assert_null(ktrace_errlog_read(tfs, NULL, &cmd, &pos));
+	assert_int_equal(pos, -1);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_state_and_reset(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_inst *inst = ktrace_inst_open(tfs, NULL, false);
+	struct ktrace_inst_state st;
+	char path[4096], *v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tracefs/set_event", (char *)*state);
+	f = fopen(path, "w");
+	fputs("sched:sched_switch\nirq:softirq_entry\n", f);
+	fclose(f);
+	assert_int_equal(ktrace_inst_filter_set(inst, "irq:softirq_entry",
+						"vec == 1", NULL), 0);
+	assert_int_equal(ktrace_inst_state_read(inst, &st), 0);
+	assert_true(st.tracing_on);
+	assert_int_equal(st.buffer_size_kb, 1408);
+	assert_string_equal(st.enabled[0], "irq:softirq_entry");
+	assert_string_equal(st.enabled[1], "sched:sched_switch");
+	assert_null(st.enabled[2]);
+	assert_string_equal(st.filters[0], "irq:softirq_entry\tvec == 1");
+	assert_null(st.filters[1]);
+	ktrace_inst_state_clear(&st);
+	assert_int_equal(ktrace_inst_reset(inst), 0);
+	v = fake_read(*state, "tracefs/events/sched/sched_switch/enable");
+	assert_string_equal(v, "0");
+	free(v);
+	v = fake_read(*state, "tracefs/events/irq/softirq_entry/filter");
+	assert_string_equal(v, "0");
+	free(v);
+	/* The dynamic events are untouched by reset. */
+	v = fake_read(*state, "tracefs/dynamic_events");
+	assert_non_null(strstr(v, "ktrace/parse_line"));
+	free(v);
+	ktrace_inst_free(inst);
+	ktrace_tfs_free(tfs);
+}
+
+/* ------------------------------------------------------------ the CLI */
+
+static void test_cli_list(void **state)
+{
+	struct cli_result r;
+
+	(void)state;
+	r = run_cli("list", "irq", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "irq:irq_handler_entry\nirq:irq_handler_exit\nirq:softirq_entry\n");
+	cli_result_free(&r);
+	r = run_cli("list", "ktrace:*", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "ktrace:open [kprobe]\nktrace:parse_line [uprobe]\n");
+	cli_result_free(&r);
+	r = run_cli("list", "nomatch:*", NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "no event matches 'nomatch:*'"));
+	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));
+	cli_result_free(&r);
+	r = run_cli("list", "--bogus", NULL);
+	assert_int_equal(r.status, 2);
+	cli_result_free(&r);
+	r = run_cli("list", "../../etc", NULL);
+	assert_int_equal(r.status, 2);
+	cli_result_free(&r);
+	r = run_cli("list", "-v", "sched:sched_wakeup", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "target_cpu"));
+	cli_result_free(&r);
+}
+
+static void test_cli_list_json(void **state)
+{
+	struct cli_result r;
+
+	(void)state;
+	r = run_cli("list", "--json", "ktrace:parse_line", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"system\": \"ktrace\""));
+	assert_non_null(strstr(r.out, "\"id\": 2001"));
+	assert_non_null(strstr(r.out, "\"kind\": \"uprobe\""));
+	assert_non_null(strstr(r.out, "{\"name\": \"len\", \"type\": \"s32\", \"offset\": 20, \"size\": 4, \"signed\": true, \"common\": false}"));
+	cli_result_free(&r);
+	r = run_cli("--json", "list", "nomatch", NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "{\"error\": \"no event matches 'nomatch'\"}\n");
+	cli_result_free(&r);
+}
+
+/* Bad input: refused, right exit status, tree byte-identical. */
+static void test_cli_bad_input_leaves_tree(void **state)
+{
+	static const char *const bad[][5] = {
+		{ "enable", "../../../etc:*", NULL },
+		{ "enable", "-B", "../x", "irq", NULL },
+		{ "enable", "-B", "a b", "irq", NULL },
+		{ "enable", "-B", "x;rm", "irq", NULL },
+		{ "enable", "nomatch:*", NULL },
+		{ "enable", "irq", "nomatch", NULL },
+		{ "enable", NULL },
+		{ "disable", "sched:[x", NULL },
+		{ "filter", "sched:sched_switch", NULL },
+		{ "filter", "sched:sched_switch", "bogus == 1", NULL },
+		{ "filter", "sched:../../x", "a == 1", NULL },
+		{ "filter", "sched/sched_switch", "a == 1", NULL },
+		{ "filter", "-B", "newinst", "sched:sched_switch", "bogus == 1" },
+		{ "filter", "sched:nosuch", "a == 1", NULL },
+		{ "filter", "sched:sched_switch", "", NULL },
+		{ "reset", "-B", "nosuch", NULL },
+		{ "reset", "-B", "..", NULL },
+		{ "show", "-B", "../..", NULL },
+		{ "nosuchcmd", NULL },
+	};
+	static const int want[] = { 2, 2, 2, 2, 1, 1, 2, 2, 2, 1, 2, 2, 1, 1,
+				    2, 1, 2, 2, 2 };
+	char *before = fake_snapshot(*state), *after;
+
+	assert_non_null(before);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cli_result r = run_cli(bad[i][0], bad[i][1], bad[i][2],
+					      bad[i][3], bad[i][4], NULL);
+		char *nl;
+
+		if (r.status != want[i])
+			fail_msg("case %zu (%s %s): status %d, want %d; stderr: %s",
+				 i, bad[i][0], bad[i][1] ? bad[i][1] : "",
+				 r.status, want[i], r.err);
+		/* One line naming the problem (a usage text may follow). */
+		assert_true(strncmp(r.err, "ktrace", 6) == 0);
+		nl = strchr(r.err, '\n');
+		assert_non_null(nl);
+		cli_result_free(&r);
+		after = fake_snapshot(*state);
+		if (strcmp(before, after))
+			fail_msg("case %zu (%s %s) changed the tree", i,
+				 bad[i][0], bad[i][1] ? bad[i][1] : "");
+		free(after);
+	}
+	free(before);
+}
+
+static void test_cli_help_version(void **state)
+{
+	struct cli_result r;
+
+	(void)state;
+	r = run_cli("--version", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "ktrace "));
+	cli_result_free(&r);
+	r = run_cli("help", "list", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Usage: ktrace list"));
+	cli_result_free(&r);
+	r = run_cli("filter", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Usage: ktrace filter"));
+	cli_result_free(&r);
+	r = run_cli("--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Commands:"));
+	cli_result_free(&r);
+	r = run_cli(NULL);
+	assert_int_equal(r.status, 2);
+	cli_result_free(&r);
+}
+
+static void test_cli_enable_instance(void **state)
+{
+	struct cli_result r;
+	char path[4096];
+	struct stat st;
+	char *v;
+
+	/*
+	 * A fake instance is an empty directory, so enabling fails there:
+	 * the instance this call created must be gone again.
+	 */
+	r = run_cli("enable", "-B", "kt_new", "sched:sched_switch", NULL);
+	assert_int_equal(r.status, 1);
+	cli_result_free(&r);
+	snprintf(path, sizeof(path), "%s/tracefs/instances/kt_new",
+		 (char *)*state);
+	assert_int_not_equal(stat(path, &st), 0);
+
+	/* An existing (seeded) instance: only its own files change. */
+	snprintf(path, sizeof(path),
+		 "mkdir '%s/tracefs/instances/other' && cp -r '%s/tracefs/events' '%s/tracefs/set_event' '%s/tracefs/tracing_on' '%s/tracefs/instances/other/'",
+		 (char *)*state, (char *)*state, (char *)*state,
+		 (char *)*state, (char *)*state);
+	assert_int_equal(system(path), 0);
+	r = run_cli("enable", "-B", "other", "sched:sched_switch", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "enabled 1 event in instance other\n");
+	cli_result_free(&r);
+	v = fake_read(*state,
+		      "tracefs/instances/other/events/sched/sched_switch/enable");
+	assert_string_equal(v, "1");
+	free(v);
+	v = fake_read(*state, "tracefs/events/sched/sched_switch/enable");
+	assert_string_equal(v, "0\n");	/* the top instance untouched */
+	free(v);
+	r = run_cli("--json", "show", "-B", "other", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"instance\": \"other\", \"owned\": false"));
+	cli_result_free(&r);
+	/* Not created by ktrace: reset never removes it. */
+	r = run_cli("reset", "-B", "other", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "reset instance other\n");
+	cli_result_free(&r);
+	snprintf(path, sizeof(path), "%s/tracefs/instances/other",
+		 (char *)*state);
+	assert_int_equal(stat(path, &st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_name_check),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test_setup_teardown(test_events_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_formats, setup, teardown),
+		cmocka_unit_test(test_tfs_open_missing),
+		cmocka_unit_test_setup_teardown(test_enable_disable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_instance_create_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errlog_parse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_and_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_list_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_bad_input_leaves_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_help_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_enable_instance, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
