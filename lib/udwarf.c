@@ -1,0 +1,1232 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * User-space probe resolution, DWARF part: finding debug info (in the file,
+ * by build-id, by .gnu_debuglink), FILE:LINE -> file offset, and variable
+ * expressions -> uprobe fetchargs with types.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uresolve_priv.h"
+
+#define DEBUG_ROOT "/usr/lib/debug"
+
+/* ------------------------------------------------------------ loading */
+
+static bool elf_has_debug_info(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".debug_info"))
+			return true;
+	}
+	return false;
+}
+
+/* Hex build-id of elf into buf (>= 2 * 64 + 1 bytes); 0 or -ENOENT. */
+static int elf_build_id(Elf *elf, char *buf, size_t bufsz)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff, i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			const unsigned char *d = (const unsigned char *)data->d_buf;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp(d + noff, "GNU", 4) || !nh.n_descsz ||
+			    nh.n_descsz * 2 + 1 > bufsz)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				sprintf(buf + 2 * i, "%02x", d[doff + i]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const char *elf_debuglink(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_size ||
+		    !memchr(data->d_buf, '\0', data->d_size))
+			return NULL;
+		return data->d_buf;
+	}
+	return NULL;
+}
+
+/* Open path if it is an ELF file with .debug_info; fd or -1. */
+static int open_debug_file(const char *path, Dwarf **dw)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	bool ok;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = elf && elf_has_debug_info(elf);
+	if (elf)
+		elf_end(elf);
+	if (ok)
+		*dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!ok || !*dw) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int find_separate_debug(struct uresolve *ur)
+{
+	char id[129], buf[PATH_MAX], dir[PATH_MAX];
+	const char *link, *slash;
+
+	if (!elf_build_id(ur->elf, id, sizeof(id)) && strlen(id) > 2) {
+		snprintf(buf, sizeof(buf), DEBUG_ROOT "/.build-id/%.2s/%s.debug",
+			 id, id + 2);
+		ur->dw_fd = open_debug_file(buf, &ur->dw);
+		if (ur->dw_fd >= 0)
+			goto found;
+	}
+	link = elf_debuglink(ur->elf);
+	slash = strrchr(ur->path, '/');
+	if (link && slash) {
+		static const char *const fmts[] = {
+			"%s/%s", "%s/.debug/%s", DEBUG_ROOT "%s/%s",
+		};
+		size_t i;
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - ur->path),
+			 ur->path);
+		for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+			snprintf(buf, sizeof(buf), fmts[i], dir, link);
+			if (!strcmp(buf, ur->path))
+				continue;
+			ur->dw_fd = open_debug_file(buf, &ur->dw);
+			if (ur->dw_fd >= 0)
+				goto found;
+		}
+	}
+	return -ENOENT;
+found:
+	ur->dw_path = strdup(buf);
+	return ur->dw_path ? 0 : -ENOMEM;
+}
+
+static int load_dwarf(struct uresolve *ur, struct ktrace_err *err)
+{
+	if (!ur->dw_tried) {
+		ur->dw_tried = true;
+		if (elf_has_debug_info(ur->elf)) {
+			ur->dw = dwarf_begin_elf(ur->elf, DWARF_C_READ, NULL);
+			ur->dw_path = strdup(ur->path);
+			if (!ur->dw || !ur->dw_path)
+				ur->dw_errno = ur->dw ? ENOMEM : ENODATA;
+		} else {
+			ur->dw_errno = -find_separate_debug(ur);
+			if (ur->dw_errno == ENOENT)
+				ur->dw_errno = ENODATA;
+		}
+		ur->cfi_eh = dwarf_getcfi_elf(ur->elf);
+	}
+	if (ur->dw_errno == ENODATA)
+		return ktrace_err_set(err, ENODATA,
+			"'%s' has no DWARF debug info: install its -dbgsym package or rebuild with -g",
+			ur->path);
+	if (ur->dw_errno)
+		return ktrace_err_set(err, ur->dw_errno,
+			"'%s': cannot load DWARF debug info: %s", ur->path,
+			strerror(ur->dw_errno));
+	return 0;
+}
+
+void ur_dwarf_free(struct uresolve *ur)
+{
+	if (ur->cfi_eh)
+		dwarf_cfi_end(ur->cfi_eh);
+	if (ur->dw)
+		dwarf_end(ur->dw);
+	if (ur->dw_fd >= 0)
+		close(ur->dw_fd);
+	free(ur->dw_path);
+	ur->cfi_eh = NULL;
+	ur->dw = NULL;
+	ur->dw_fd = -1;
+	ur->dw_path = NULL;
+	ur->dw_tried = false;
+}
+
+/* ------------------------------------------------------------- FILE:LINE */
+
+/* Does the line table's path src name the user's file? */
+static bool src_matches(const char *src, const char *file)
+{
+	size_t ls = strlen(src), lf = strlen(file);
+
+	if (ls < lf || strcmp(src + ls - lf, file))
+		return false;
+	return ls == lf || src[ls - lf - 1] == '/' || file[0] == '/';
+}
+
+int uresolve_line(struct uresolve *ur, const char *file, int line,
+		  unsigned long *file_off, struct ktrace_err *err)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	bool seen_file = false, found = false;
+	Dwarf_Addr best = 0;
+	int below = 0, above = 0;
+	int ret;
+
+	ret = load_dwarf(ur, err);
+	if (ret)
+		return ret;
+	if (line <= 0)
+		return ktrace_err_set(err, EINVAL, "bad line number %d", line);
+	while (dwarf_get_units(ur->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Lines *lines;
+		size_t n, i;
+
+		if (dwarf_getsrclines(&cudie, &lines, &n) != 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src;
+			Dwarf_Addr addr;
+			bool stmt = false, end = false;
+			int no;
+
+			if (!l || dwarf_lineno(l, &no) || dwarf_lineaddr(l, &addr))
+				continue;
+			dwarf_lineendsequence(l, &end);
+			dwarf_linebeginstatement(l, &stmt);
+			if (end || !stmt)
+				continue;
+			src = dwarf_linesrc(l, NULL, NULL);
+			if (!src || !src_matches(src, file))
+				continue;
+			seen_file = true;
+			if (no == line) {
+				if (!found || addr < best)
+					best = addr;
+				found = true;
+			} else if (no < line && no > below) {
+				below = no;
+			} else if (no > line && (!above || no < above)) {
+				above = no;
+			}
+		}
+	}
+	if (!seen_file)
+		return ktrace_err_set(err, ENOENT,
+			"no source file '%s' in the debug info of '%s'", file,
+			ur->path);
+	if (!found) {
+		if (below && above)
+			return ktrace_err_set(err, ENOENT,
+				"no code at %s:%d; nearest lines with code: %d, %d",
+				file, line, below, above);
+		return ktrace_err_set(err, ENOENT,
+			"no code at %s:%d; nearest line with code: %d", file,
+			line, below ? below : above);
+	}
+	if (ur_vaddr_to_off(ur, best, file_off))
+		return ktrace_err_set(err, ENOEXEC,
+			"address 0x%" PRIx64 " of %s:%d is not in a loadable segment",
+			best, file, line);
+	return 0;
+}
+
+/* ------------------------------------------------------- variable access */
+
+static const char *dwarf_reg_name(const struct uresolve *ur, unsigned int r)
+{
+	static const char *const x86_64[] = {
+		"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
+	};
+	static const char *const i386[] = {
+		"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "ip",
+	};
+	static const char *const a64[] = {
+		"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+		"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18",
+		"x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
+		"x28", "x29", "x30", "sp",
+	};
+
+	switch (ur->ehdr.e_machine) {
+	case EM_X86_64:
+		return r < sizeof(x86_64) / sizeof(*x86_64) ? x86_64[r] : NULL;
+	case EM_386:
+		return r < sizeof(i386) / sizeof(*i386) ? i386[r] : NULL;
+	case EM_AARCH64:
+		return r < sizeof(a64) / sizeof(*a64) ? a64[r] : NULL;
+	}
+	return NULL;
+}
+
+enum loc_kind {
+	LOC_REG,	/* the value is base itself ("%di", "$retval", "+8(%di)") */
+	LOC_MEM,	/* the value is in memory at value(base) + off */
+	LOC_FILE,	/* the value is in memory at file offset off (@+) */
+};
+
+struct loc {
+	enum loc_kind kind;
+	char *base;	/* fetcharg text; LOC_FILE: unused */
+	long off;
+};
+
+/* Fetcharg text for the value at l; caller frees. */
+static char *loc_value(const struct loc *l)
+{
+	char *s = NULL;
+	int n;
+
+	switch (l->kind) {
+	case LOC_REG:
+		return strdup(l->base);
+	case LOC_MEM:
+		n = asprintf(&s, "%+ld(%s)", l->off, l->base);
+		break;
+	case LOC_FILE:
+		n = asprintf(&s, "@+0x%lx", (unsigned long)l->off);
+		break;
+	default:
+		n = -1;
+	}
+	return n < 0 ? NULL : s;
+}
+
+/* The value at l becomes an address: l = *(value) + off. */
+static int loc_deref(struct loc *l, long off)
+{
+	char *v = loc_value(l);
+
+	if (!v)
+		return -ENOMEM;
+	free(l->base);
+	l->base = v;
+	l->kind = LOC_MEM;
+	l->off = off;
+	return 0;
+}
+
+/* Skip typedefs and qualifiers. false when there is no type (void). */
+static bool peel_type(Dwarf_Die *type)
+{
+	for (;;) {
+		Dwarf_Attribute a;
+
+		switch (dwarf_tag(type)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+			if (!dwarf_attr_integrate(type, DW_AT_type, &a) ||
+			    !dwarf_formref_die(&a, type))
+				return false;
+			break;
+		default:
+			return true;
+		}
+	}
+}
+
+/* The DW_AT_type of die, peeled; false for void / no type. */
+static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &a) ||
+	    !dwarf_formref_die(&a, type))
+		return false;
+	return peel_type(type);
+}
+
+static bool is_char_type(Dwarf_Die *type)
+{
+	Dwarf_Word enc, size;
+	Dwarf_Attribute a;
+
+	if (dwarf_tag(type) != DW_TAG_base_type)
+		return false;
+	if (!dwarf_attr(type, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
+		return false;
+	size = dwarf_bytesize(type);
+	return size == 1 && (enc == DW_ATE_signed_char ||
+			     enc == DW_ATE_unsigned_char ||
+			     ((enc == DW_ATE_signed || enc == DW_ATE_unsigned) &&
+			      dwarf_diename(type) &&
+			      strstr(dwarf_diename(type), "char")));
+}
+
+static int member_offset(Dwarf_Die *member, Dwarf_Word *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr_integrate(member, DW_AT_data_member_location, &a)) {
+		*off = 0;	/* union members, DWARF 5 bit fields */
+		return 0;
+	}
+	if (!dwarf_formudata(&a, off))
+		return 0;
+	if (!dwarf_getlocation(&a, &ops, &nops) && nops == 1 &&
+	    ops[0].atom == DW_OP_plus_uconst) {
+		*off = ops[0].number;
+		return 0;
+	}
+	return -ENOTSUP;
+}
+
+/* Find member name in struct/union type, looking into anonymous members. */
+static bool find_member(Dwarf_Die *type, const char *name, Dwarf_Die *out,
+			Dwarf_Word *off)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(type, &child))
+		return false;
+	do {
+		const char *n;
+		Dwarf_Word moff;
+
+		if (dwarf_tag(&child) != DW_TAG_member)
+			continue;
+		if (member_offset(&child, &moff))
+			continue;
+		n = dwarf_diename(&child);
+		if (n && !strcmp(n, name)) {
+			*out = child;
+			*off = moff;
+			return true;
+		}
+		if (!n) {
+			Dwarf_Die sub;
+			Dwarf_Word suboff;
+
+			if (die_type(&child, &sub) &&
+			    (dwarf_tag(&sub) == DW_TAG_structure_type ||
+			     dwarf_tag(&sub) == DW_TAG_union_type) &&
+			    find_member(&sub, name, out, &suboff)) {
+				*off = moff + suboff;
+				return true;
+			}
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Names of the members of a struct type (caller frees), for messages. */
+static char *member_names(Dwarf_Die *type)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	Dwarf_Die child;
+	bool first = true;
+
+	if (!f)
+		return NULL;
+	if (dwarf_child(type, &child) == 0) {
+		do {
+			const char *n = dwarf_diename(&child);
+
+			if (dwarf_tag(&child) != DW_TAG_member || !n)
+				continue;
+			fprintf(f, "%s%s", first ? "" : ", ", n);
+			first = false;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	fclose(f);
+	return out;
+}
+
+static const char *type_kind_name(Dwarf_Die *type)
+{
+	switch (dwarf_tag(type)) {
+	case DW_TAG_structure_type:
+		return "a struct";
+	case DW_TAG_union_type:
+		return "a union";
+	case DW_TAG_class_type:
+		return "a class";
+	case DW_TAG_pointer_type:
+		return "a pointer";
+	case DW_TAG_array_type:
+		return "an array";
+	default:
+		return "not a struct";
+	}
+}
+
+static bool is_aggregate(Dwarf_Die *type)
+{
+	int tag = dwarf_tag(type);
+
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_class_type;
+}
+
+/* Element count of a one-dimensional array; -1 for several dimensions. */
+static long array_count(Dwarf_Die *type)
+{
+	Dwarf_Die sub;
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Sword lo = 0, hi;
+	long count = 0;
+	int dims = 0;
+
+	if (dwarf_child(type, &sub))
+		return 0;
+	do {
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		dims++;
+		if (dwarf_attr(&sub, DW_AT_count, &a) && !dwarf_formudata(&a, &w))
+			count = w;
+		else if (dwarf_attr(&sub, DW_AT_upper_bound, &a) &&
+			 !dwarf_formsdata(&a, &hi)) {
+			if (dwarf_attr(&sub, DW_AT_lower_bound, &a))
+				dwarf_formsdata(&a, &lo);
+			count = hi - lo + 1;
+		}
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	return dims > 1 ? -1 : count;
+}
+
+/* Integer fetch type ("s32", "x64"...) for a scalar type, or NULL. */
+static const char *scalar_type(Dwarf_Die *type, int ptr_size)
+{
+	static const char *const names[3][4] = {
+		{ "u8", "u16", "u32", "u64" },
+		{ "s8", "s16", "s32", "s64" },
+		{ "x8", "x16", "x32", "x64" },
+	};
+	Dwarf_Attribute a;
+	Dwarf_Word enc = DW_ATE_unsigned;
+	Dwarf_Die under;
+	int size, kind, i;
+
+	switch (dwarf_tag(type)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_ptr_to_member_type:
+		size = ptr_size;
+		kind = 2;
+		break;
+	case DW_TAG_enumeration_type:
+		size = dwarf_bytesize(type);
+		kind = 0;
+		if (die_type(type, &under) &&
+		    dwarf_attr(&under, DW_AT_encoding, &a) &&
+		    !dwarf_formudata(&a, &enc) &&
+		    (enc == DW_ATE_signed || enc == DW_ATE_signed_char))
+			kind = 1;
+		break;
+	case DW_TAG_base_type:
+		size = dwarf_bytesize(type);
+		if (dwarf_attr(type, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
+			kind = 1;
+		else if (enc == DW_ATE_float)
+			kind = 2;	/* uprobes have no floats: raw bits */
+		else
+			kind = 0;
+		break;
+	default:
+		return NULL;
+	}
+	for (i = 0; i < 4; i++)
+		if (size == 1 << i)
+			return names[kind][i];
+	return NULL;
+}
+
+/* Frame base at pc for DW_OP_fbreg: base register name and offset. */
+static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
+		      const char **reg, long *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops, *cfa;
+	size_t nops, ncfa;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfis[2];
+	int i;
+
+	if (!func || !dwarf_attr_integrate(func, DW_AT_frame_base, &a) ||
+	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
+		return -ENOTSUP;
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		*reg = dwarf_reg_name(ur, ops[0].atom - DW_OP_breg0);
+		*off = (long)ops[0].number;
+		return *reg ? 0 : -ENOTSUP;
+	}
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		*reg = dwarf_reg_name(ur, ops[0].atom - DW_OP_reg0);
+		*off = 0;
+		return *reg ? 0 : -ENOTSUP;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return -ENOTSUP;
+	cfis[0] = ur->cfi_eh;
+	cfis[1] = dwarf_getcfi(ur->dw);
+	for (i = 0; i < 2; i++) {
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &frame))
+			continue;
+		if (!dwarf_frame_cfa(frame, &cfa, &ncfa) && ncfa == 1) {
+			unsigned int r = ~0u;
+
+			if (cfa[0].atom == DW_OP_bregx) {
+				r = cfa[0].number;
+				*off = (long)cfa[0].number2;
+			} else if (cfa[0].atom >= DW_OP_breg0 &&
+				   cfa[0].atom <= DW_OP_breg31) {
+				r = cfa[0].atom - DW_OP_breg0;
+				*off = (long)cfa[0].number;
+			}
+			*reg = dwarf_reg_name(ur, r);
+			free(frame);
+			return *reg ? 0 : -ENOTSUP;
+		}
+		free(frame);
+		frame = NULL;
+	}
+	return -ENOTSUP;
+}
+
+/* File offset base of the segment holding the probe, for @+ fetches. */
+static long file_off_of(const struct uresolve *ur, unsigned long probe_off,
+			Dwarf_Addr addr)
+{
+	const GElf_Phdr *ph = ur_seg_of_off(ur, probe_off);
+
+	/*
+	 * The kernel maps @+OFF with the probe's own segment:
+	 * vaddr = probe_vaddr - probe_off + OFF.
+	 */
+	return (long)(addr - (ph->p_vaddr - ph->p_offset));
+}
+
+struct resolve_ctx {
+	struct uresolve *ur;
+	unsigned long probe_off;
+	Dwarf_Addr pc;
+	Dwarf_Die *func;	/* innermost subprogram, or NULL */
+	const char *name;
+	struct ktrace_err *err;
+};
+
+/* Variable DIE -> location at pc. */
+static int var_location(struct resolve_ctx *c, Dwarf_Die *var, struct loc *l)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+	unsigned int atom, r;
+	const char *reg;
+	int n;
+
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
+		if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
+			return ktrace_err_set(c->err, ENOTSUP,
+				"'%s' was turned into a constant by the compiler",
+				c->name);
+		return ktrace_err_set(c->err, ENOENT,
+			"'%s' is optimized out", c->name);
+	}
+	n = dwarf_getlocation_addr(&a, c->pc, &ops, &nops, 1);
+	if (n <= 0 || nops == 0)
+		return ktrace_err_set(c->err, ENOENT,
+			"'%s' is optimized out at this probe point", c->name);
+	atom = ops[0].atom;
+	if (nops != 1)
+		goto unsupported;
+	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) {
+		r = atom - DW_OP_reg0;
+		l->kind = LOC_REG;
+	} else if (atom == DW_OP_regx) {
+		r = ops[0].number;
+		l->kind = LOC_REG;
+	} else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+		r = atom - DW_OP_breg0;
+		l->kind = LOC_MEM;
+		l->off = (long)ops[0].number;
+	} else if (atom == DW_OP_bregx) {
+		r = ops[0].number;
+		l->kind = LOC_MEM;
+		l->off = (long)ops[0].number2;
+	} else if (atom == DW_OP_fbreg) {
+		long fboff = 0;
+
+		if (frame_base(c->ur, c->func, c->pc, &reg, &fboff))
+			return ktrace_err_set(c->err, ENOTSUP,
+				"'%s' lives in a stack frame whose base is unknown at this probe point",
+				c->name);
+		l->kind = LOC_MEM;
+		l->off = fboff + (long)ops[0].number;
+		l->base = strdup(reg);
+		return l->base ? 0 : -ENOMEM;
+	} else if (atom == DW_OP_addr) {
+		l->kind = LOC_FILE;
+		l->off = file_off_of(c->ur, c->probe_off, ops[0].number);
+		return 0;
+	} else {
+		goto unsupported;
+	}
+	reg = dwarf_reg_name(c->ur, r);
+	if (!reg)
+		return ktrace_err_set(c->err, ENOTSUP,
+			"'%s' is in DWARF register %u, which uprobes cannot read",
+			c->name, r);
+	if (asprintf(&l->base, "%%%s", reg) < 0) {
+		l->base = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+unsupported:
+	return ktrace_err_set(c->err, ENOTSUP,
+		"'%s' has a location uprobes cannot fetch at this probe point (DWARF op 0x%x%s)",
+		c->name, atom, nops > 1 ? ", composite" : "");
+}
+
+/* A global variable definition named name anywhere in the debug info. */
+static bool find_global(Dwarf *dw, const char *name, Dwarf_Die *out)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Die child;
+
+		if (dwarf_child(&cudie, &child))
+			continue;
+		do {
+			const char *n;
+
+			if (dwarf_tag(&child) != DW_TAG_variable ||
+			    !dwarf_hasattr(&child, DW_AT_location))
+				continue;
+			n = dwarf_diename(&child);
+			if (n && !strcmp(n, name)) {
+				*out = child;
+				return true;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return false;
+}
+
+/* Names visible in scopes[0..n) up to the function, for messages. */
+static char *visible_names(Dwarf_Die *scopes, int n)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	bool first = true;
+	int i;
+
+	if (!f)
+		return NULL;
+	for (i = n - 1; i >= 0; i--) {
+		Dwarf_Die child;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_compile_unit)
+			continue;
+		if (dwarf_child(&scopes[i], &child))
+			continue;
+		do {
+			const char *nm = dwarf_diename(&child);
+
+			tag = dwarf_tag(&child);
+			if ((tag != DW_TAG_formal_parameter &&
+			     tag != DW_TAG_variable) || !nm)
+				continue;
+			fprintf(f, "%s%s", first ? "" : ", ", nm);
+			first = false;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	fclose(f);
+	if (out && !*out) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+static bool ident_char(char ch, bool first)
+{
+	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (!first && ch >= '0' && ch <= '9');
+}
+
+/* Set err's caret at expr[pos]. */
+static int expr_err(struct ktrace_err *err, const char *expr, size_t pos,
+		    int ret)
+{
+	if (err) {
+		free(err->input);
+		err->input = strdup(expr);
+		err->pos = err->input ? (int)pos : -1;
+	}
+	return ret;
+}
+
+/* Apply .field / ->field / [N] accessors from expr + pos onwards. */
+static int walk_accessors(struct resolve_ctx *c, const char *expr, size_t pos,
+			  struct loc *l, Dwarf_Die *type, Dwarf_Die *member,
+			  bool *is_member)
+{
+	char field[128];
+
+	*is_member = false;
+	while (expr[pos]) {
+		size_t start = pos, n;
+		bool arrow = false;
+		Dwarf_Word moff;
+		int ret;
+
+		if (expr[pos] == '[') {
+			char *end;
+			unsigned long idx = strtoul(expr + pos + 1, &end, 0);
+			Dwarf_Die elem;
+			Dwarf_Word esize;
+			long count = 0;
+			int tag = dwarf_tag(type);
+
+			if (end == expr + pos + 1 || *end != ']')
+				return expr_err(c->err, expr, pos + 1,
+					ktrace_err_set(c->err, EINVAL,
+						"expected a constant index in '[...]'"));
+			if (tag == DW_TAG_array_type)
+				count = array_count(type);
+			if ((tag != DW_TAG_array_type &&
+			     tag != DW_TAG_pointer_type) || count < 0 ||
+			    !die_type(type, &elem) ||
+			    dwarf_aggregate_size(&elem, &esize))
+				return expr_err(c->err, expr, pos,
+					ktrace_err_set(c->err, EINVAL,
+						"cannot index '%.*s': not a one-dimensional array or a typed pointer",
+						(int)pos, expr));
+			if (tag == DW_TAG_array_type) {
+				if (count > 0 && idx >= (unsigned long)count)
+					return expr_err(c->err, expr, pos + 1,
+						ktrace_err_set(c->err, ERANGE,
+							"index %lu is out of bounds (array of %ld)",
+							idx, count));
+				if (l->kind == LOC_REG)
+					return expr_err(c->err, expr, pos,
+						ktrace_err_set(c->err, ENOTSUP,
+							"'%.*s' is held in a register, not in memory",
+							(int)pos, expr));
+				l->off += (long)(idx * esize);
+			} else {
+				ret = loc_deref(l, (long)(idx * esize));
+				if (ret)
+					return ret;
+			}
+			*type = elem;
+			*is_member = false;
+			pos = end + 1 - expr;
+			continue;
+		}
+		if (expr[pos] == '.') {
+			pos++;
+		} else if (expr[pos] == '-' && expr[pos + 1] == '>') {
+			arrow = true;
+			pos += 2;
+		} else {
+			return expr_err(c->err, expr, pos,
+				ktrace_err_set(c->err, EINVAL,
+					"expected '.', '->' or '[' in '%s'", expr));
+		}
+		for (n = 0; ident_char(expr[pos + n], n == 0); n++)
+			;
+		if (!n || n >= sizeof(field))
+			return expr_err(c->err, expr, pos,
+				ktrace_err_set(c->err, EINVAL,
+					"expected a field name"));
+		memcpy(field, expr + pos, n);
+		field[n] = '\0';
+		if (arrow) {
+			if (dwarf_tag(type) != DW_TAG_pointer_type ||
+			    !die_type(type, type) || !is_aggregate(type))
+				return expr_err(c->err, expr, start,
+					ktrace_err_set(c->err, EINVAL,
+						"'%.*s' is not a pointer to a struct%s",
+						(int)start, expr,
+						is_aggregate(type) ? "; use '.'" : ""));
+		} else if (!is_aggregate(type)) {
+			bool ptr = dwarf_tag(type) == DW_TAG_pointer_type;
+
+			return expr_err(c->err, expr, start,
+				ktrace_err_set(c->err, EINVAL,
+					"'%.*s' is %s%s", (int)start, expr,
+					type_kind_name(type),
+					ptr ? "; use '->'" : ""));
+		}
+		if (!find_member(type, field, member, &moff)) {
+			char *names = member_names(type);
+
+			ret = ktrace_err_set(c->err, ENOENT,
+				"no field '%s' in '%.*s'; fields: %s", field,
+				(int)start, expr, names ? names : "none");
+			free(names);
+			return expr_err(c->err, expr, pos, ret);
+		}
+		if (arrow) {
+			ret = loc_deref(l, (long)moff);
+			if (ret)
+				return ret;
+		} else if (l->kind == LOC_REG) {
+			return expr_err(c->err, expr, start,
+				ktrace_err_set(c->err, ENOTSUP,
+					"'%.*s' is held in registers; its fields cannot be fetched",
+					(int)start, expr));
+		} else {
+			l->off += (long)moff;
+		}
+		if (!die_type(member, type))
+			return ktrace_err_set(c->err, EINVAL,
+				"field '%s' has no type", field);
+		*is_member = true;
+		pos += n;
+	}
+	return 0;
+}
+
+/* Final fetcharg and type of the value at l of the given type. */
+static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
+		  Dwarf_Die *type, Dwarf_Die *member, bool is_member,
+		  char **fetcharg, char **tname)
+{
+	int ptr_size = c->ur->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	Dwarf_Attribute a;
+	Dwarf_Word bits;
+	Dwarf_Die elem;
+	const char *st;
+	char *v;
+
+	if (is_member && dwarf_attr_integrate(member, DW_AT_bit_size, &a) &&
+	    !dwarf_formudata(&a, &bits)) {
+		Dwarf_Word bitoff = 0, csize = dwarf_bytesize(type);
+		Dwarf_Attribute b;
+
+		if (!dwarf_attr_integrate(member, DW_AT_data_bit_offset, &b) ||
+		    dwarf_formudata(&b, &bitoff) || !csize || csize > 8 ||
+		    l->kind == LOC_REG)
+			return ktrace_err_set(c->err, ENOTSUP,
+				"cannot fetch bit field '%s'", expr);
+		/* data_bit_offset counts from the struct; l->off points at
+		 * the member's data_member_location, 0 for DWARF 5 */
+		l->off += (long)(bitoff / (csize * 8) * csize);
+		bitoff %= csize * 8;
+		if (asprintf(tname, "b%lu@%lu/%lu", (unsigned long)bits,
+			     (unsigned long)bitoff,
+			     (unsigned long)(csize * 8)) < 0)
+			return -ENOMEM;
+		*fetcharg = loc_value(l);
+		return *fetcharg ? 0 : -ENOMEM;
+	}
+	if (dwarf_tag(type) == DW_TAG_pointer_type && die_type(type, &elem) &&
+	    is_char_type(&elem)) {
+		/* uprobes read a string at the address of the last deref */
+		int ret = loc_deref(l, 0);
+
+		if (ret)
+			return ret;
+		*fetcharg = loc_value(l);
+		*tname = strdup("string");
+		return *fetcharg && *tname ? 0 : -ENOMEM;
+	}
+	if (dwarf_tag(type) == DW_TAG_array_type && die_type(type, &elem)) {
+		long count = array_count(type);
+		const char *et = scalar_type(&elem, ptr_size);
+
+		if (l->kind == LOC_REG)
+			return ktrace_err_set(c->err, ENOTSUP,
+				"array '%s' is not in memory", expr);
+		if (is_char_type(&elem)) {
+			*tname = strdup("string");
+		} else if (et && count > 0 && count <= 64) {
+			if (asprintf(tname, "%s[%ld]", et, count) < 0)
+				*tname = NULL;
+		} else {
+			return ktrace_err_set(c->err, ENOTSUP,
+				"'%s' is an array; pick an element with [N]",
+				expr);
+		}
+		*fetcharg = loc_value(l);
+		return *fetcharg && *tname ? 0 : -ENOMEM;
+	}
+	st = scalar_type(type, ptr_size);
+	if (!st) {
+		if (is_aggregate(type)) {
+			char *names = member_names(type);
+			int ret = ktrace_err_set(c->err, EINVAL,
+				"'%s' is %s; pick a field (%s)", expr,
+				type_kind_name(type), names ? names : "none");
+
+			free(names);
+			return ret;
+		}
+		return ktrace_err_set(c->err, ENOTSUP,
+			"'%s' has a type uprobes cannot fetch", expr);
+	}
+	v = loc_value(l);
+	*tname = strdup(st);
+	*fetcharg = v;
+	return v && *tname ? 0 : -ENOMEM;
+}
+
+int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
+		 const char *expr, bool is_return, char **fetcharg,
+		 char **type, struct ktrace_err *err)
+{
+	struct resolve_ctx c = { .ur = ur, .probe_off = probe_off, .err = err };
+	Dwarf_Die cudie, *scopes = NULL, var, vtype, member, func;
+	struct loc l = { 0 };
+	char name[128];
+	bool is_member = false;
+	int nscopes = 0, i, ret;
+	unsigned long vaddr;
+	size_t n;
+
+	*fetcharg = NULL;
+	*type = NULL;
+	ret = load_dwarf(ur, err);
+	if (ret)
+		return ret;
+	if (ur_off_to_vaddr(ur, probe_off, &vaddr))
+		return ktrace_err_set(err, EINVAL,
+			"file offset 0x%lx is not in a loadable segment of '%s'",
+			probe_off, ur->path);
+	c.pc = vaddr;
+	for (n = 0; expr[n] == '$' ? n == 0 : ident_char(expr[n], n == 0); n++)
+		;
+	if (!n || n >= sizeof(name))
+		return expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
+				"expected a variable name in '%s'", expr));
+	memcpy(name, expr, n);
+	name[n] = '\0';
+	c.name = name;
+
+	if (!dwarf_addrdie(ur->dw, vaddr, &cudie))
+		return ktrace_err_set(err, ENOENT,
+			"no debug info covers 0x%lx in '%s'", vaddr, ur->path);
+	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
+	if (nscopes < 0)
+		nscopes = 0;
+	for (i = 0; i < nscopes; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			func = scopes[i];
+			c.func = &func;
+			break;
+		}
+	}
+
+	if (!strcmp(name, "$retval")) {
+		if (!is_return) {
+			ret = ktrace_err_set(err, EINVAL,
+				"$retval is only available at a return probe (%%return)");
+			goto out;
+		}
+		if (!c.func || !die_type(c.func, &vtype)) {
+			ret = ktrace_err_set(err, EINVAL,
+				"%s() returns void", c.func && dwarf_diename(c.func) ?
+				dwarf_diename(c.func) : "the probed function");
+			goto out;
+		}
+		l.kind = LOC_REG;
+		l.base = strdup("$retval");
+		if (!l.base) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	} else if (name[0] == '$') {
+		ret = expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
+			"unknown special variable '%s' (only $retval)", name));
+		goto out;
+	} else {
+		int where = nscopes ? dwarf_getscopevar(scopes, nscopes, name,
+							0, NULL, 0, 0, &var) : -2;
+		bool global = where >= 0 &&
+			      dwarf_tag(&scopes[where]) == DW_TAG_compile_unit;
+
+		if (where >= 0 && !dwarf_hasattr_integrate(&var, DW_AT_location) &&
+		    dwarf_hasattr_integrate(&var, DW_AT_declaration))
+			where = -2;	/* extern declaration: look further */
+		if (where < 0) {
+			if (!find_global(ur->dw, name, &var)) {
+				char *names = visible_names(scopes, nscopes);
+				const char *fn = c.func ? dwarf_diename(c.func) : NULL;
+
+				ret = ktrace_err_set(err, ENOENT,
+					"no variable '%s' at this probe point%s%s%s%s%s",
+					name, fn ? " in " : "", fn ? fn : "",
+					fn ? "()" : "", names ? "; visible: " : "",
+					names ? names : "");
+				free(names);
+				expr_err(err, expr, 0, ret);
+				goto out;
+			}
+			global = true;
+		}
+		if (is_return && !global) {
+			ret = expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
+				"'%s' is a local variable: at a return probe only $retval and globals can be fetched",
+				name));
+			goto out;
+		}
+		ret = var_location(&c, &var, &l);
+		if (ret)
+			goto out;
+		if (!die_type(&var, &vtype)) {
+			ret = ktrace_err_set(err, EINVAL,
+				"'%s' has no type", name);
+			goto out;
+		}
+	}
+	ret = walk_accessors(&c, expr, n, &l, &vtype, &member, &is_member);
+	if (ret)
+		goto out;
+	ret = finish(&c, expr, &l, &vtype, &member, is_member, fetcharg, type);
+out:
+	if (ret) {
+		free(*fetcharg);
+		free(*type);
+		*fetcharg = NULL;
+		*type = NULL;
+	}
+	free(l.base);
+	free(scopes);
+	return ret;
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static bool find_subprogram(Dwarf *dw, const char *func, Dwarf_Die *out)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Die child;
+
+		if (dwarf_child(&cudie, &child))
+			continue;
+		do {
+			const char *n;
+			Dwarf_Attribute a;
+
+			if (dwarf_tag(&child) != DW_TAG_subprogram ||
+			    dwarf_hasattr(&child, DW_AT_declaration))
+				continue;
+			n = dwarf_diename(&child);
+			if ((n && !strcmp(n, func)) ||
+			    (dwarf_attr_integrate(&child, DW_AT_linkage_name, &a) &&
+			     (n = dwarf_formstring(&a)) && !strcmp(n, func))) {
+				*out = child;
+				return true;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return false;
+}
+
+char **uresolve_params(struct uresolve *ur, const char *func)
+{
+	Dwarf_Die sp, child;
+	char **v;
+	size_t n = 0, cap = 8;
+
+	if (load_dwarf(ur, NULL)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (!find_subprogram(ur->dw, func, &sp)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return NULL;
+	if (dwarf_child(&sp, &child) == 0) {
+		do {
+			const char *nm = dwarf_diename(&child);
+
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter || !nm)
+				continue;
+			if (n + 2 > cap) {
+				char **nv = realloc(v, cap * 2 * sizeof(*v));
+
+				if (!nv)
+					goto nomem;
+				v = nv;
+				cap *= 2;
+			}
+			v[n] = strdup(nm);
+			if (!v[n])
+				goto nomem;
+			v[++n] = NULL;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return v;
+nomem:
+	while (n)
+		free(v[--n]);
+	free(v);
+	errno = ENOMEM;
+	return NULL;
+}

@@ -1,0 +1,939 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * User-space probe resolution, ELF part: finding the binary (path, $PATH,
+ * ld.so.cache, library directories) and symbol -> uprobe file offset.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "uresolve_priv.h"
+
+/* -------------------------------------------------------------- ld.so.cache */
+
+#define LDCACHE_MAGIC "glibc-ld.so.cache1.1"
+
+/* Layout of the "new" ld.so.cache format (glibc >= 2.32 writes only it). */
+struct ldcache_head {
+	char magic[20];
+	uint32_t nlibs;
+	uint32_t len_strings;
+	uint8_t flags;
+	uint8_t pad[3];
+	uint32_t extension_offset;
+	uint32_t unused[3];
+};
+
+struct ldcache_entry {
+	int32_t flags;
+	uint32_t key;		/* string offsets from the start of the file */
+	uint32_t value;
+	uint32_t osversion;
+	uint64_t hwcap;
+};
+
+/* Does the ELF file at path have this process's class and machine? */
+static bool elf_matches_self(const char *path)
+{
+	static unsigned char self_class;
+	static uint16_t self_machine;
+	unsigned char id[EI_NIDENT + 4];
+	uint16_t machine;
+	int fd;
+	ssize_t n;
+
+	if (!self_class) {
+		self_class = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
+#if defined(__x86_64__)
+		self_machine = EM_X86_64;
+#elif defined(__aarch64__)
+		self_machine = EM_AARCH64;
+#elif defined(__i386__)
+		self_machine = EM_386;
+#elif defined(__arm__)
+		self_machine = EM_ARM;
+#elif defined(__riscv)
+		self_machine = EM_RISCV;
+#elif defined(__powerpc64__)
+		self_machine = EM_PPC64;
+#elif defined(__s390x__)
+		self_machine = EM_S390;
+#else
+		self_machine = EM_NONE;
+#endif
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = pread(fd, id, sizeof(id), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
+		return false;
+	if (id[EI_CLASS] != self_class)
+		return false;
+	if (self_machine == EM_NONE)
+		return true;
+	/* e_machine follows e_ident and e_type; host byte order assumed */
+	memcpy(&machine, id + EI_NIDENT + 2, sizeof(machine));
+	return machine == self_machine;
+}
+
+/* Does the cache key (a soname) answer to name? */
+static bool ldcache_key_matches(const char *key, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(key, name))
+		return true;
+	if (strncmp(key, name, n))
+		return false;
+	/* "libc" -> "libc.so.6", "libc.so" -> "libc.so.6" */
+	if (!strncmp(key + n, ".so", 3))
+		return true;
+	if (n >= 3 && !strcmp(name + n - 3, ".so") && key[n] == '.')
+		return true;
+	return false;
+}
+
+int uresolve_ldcache_lookup(const char *cache, const char *name,
+			    bool check_elf, char **path)
+{
+	const struct ldcache_head *head;
+	const struct ldcache_entry *ents;
+	struct stat st;
+	const char *map;
+	int ret = -ENOENT;
+	uint32_t i;
+	int fd;
+
+	if (!cache)
+		cache = "/etc/ld.so.cache";
+	fd = open(cache, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if ((size_t)st.st_size < sizeof(*head)) {
+		close(fd);
+		return -EINVAL;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = -errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return ret;
+
+	ret = -EINVAL;
+	head = (const struct ldcache_head *)map;
+	if (memcmp(head->magic, LDCACHE_MAGIC, strlen(LDCACHE_MAGIC)))
+		goto out;
+	if (head->nlibs > ((size_t)st.st_size - sizeof(*head)) / sizeof(*ents))
+		goto out;
+	ents = (const struct ldcache_entry *)(map + sizeof(*head));
+	ret = -ENOENT;
+	for (i = 0; i < head->nlibs; i++) {
+		const char *key, *val;
+
+		if (ents[i].key >= st.st_size || ents[i].value >= st.st_size ||
+		    !memchr(map + ents[i].key, '\0', st.st_size - ents[i].key) ||
+		    !memchr(map + ents[i].value, '\0',
+			    st.st_size - ents[i].value)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		key = map + ents[i].key;
+		val = map + ents[i].value;
+		if (!ldcache_key_matches(key, name))
+			continue;
+		if (check_elf && !elf_matches_self(val))
+			continue;
+		*path = strdup(val);
+		ret = *path ? 0 : -ENOMEM;
+		break;
+	}
+out:
+	munmap((void *)map, st.st_size);
+	return ret;
+}
+
+/* ------------------------------------------------------------ binary lookup */
+
+static const char *const lib_dirs[] = {
+#if defined(__x86_64__)
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+	"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	NULL
+};
+
+static int lookup_lib_dirs(const char *name, char **path)
+{
+	static const char *const pats[] = { "%s/%s", "%s/%s.so", "%s/%s.so.*" };
+	char buf[PATH_MAX];
+	int d, p;
+
+	for (d = 0; lib_dirs[d]; d++) {
+		for (p = 0; p < 3; p++) {
+			glob_t g;
+			size_t i;
+
+			if (snprintf(buf, sizeof(buf), pats[p], lib_dirs[d],
+				     name) >= (int)sizeof(buf))
+				continue;
+			if (glob(buf, 0, NULL, &g))
+				continue;
+			for (i = 0; i < g.gl_pathc; i++) {
+				if (!elf_matches_self(g.gl_pathv[i]))
+					continue;
+				*path = strdup(g.gl_pathv[i]);
+				globfree(&g);
+				return *path ? 0 : -ENOMEM;
+			}
+			globfree(&g);
+		}
+	}
+	return -ENOENT;
+}
+
+static int lookup_path_env(const char *name, char **path)
+{
+	const char *env = getenv("PATH");
+	char buf[PATH_MAX];
+	const char *p, *end;
+
+	if (!env || !*env)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	for (p = env; ; p = end + 1) {
+		size_t len;
+
+		end = strchrnul(p, ':');
+		len = end - p;
+		if (len == 0) {
+			/* empty entry: current directory */
+			p = ".";
+			len = 1;
+		}
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name) <
+		    (int)sizeof(buf) && access(buf, X_OK) == 0) {
+			struct stat st;
+
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+				*path = strdup(buf);
+				return *path ? 0 : -ENOMEM;
+			}
+		}
+		if (!*end)
+			break;
+	}
+	return -ENOENT;
+}
+
+static bool looks_like_lib(const char *name)
+{
+	return !strncmp(name, "lib", 3) || strstr(name, ".so");
+}
+
+int uresolve_find_binary(const char *name, char **path,
+			 struct ktrace_err *err)
+{
+	char *found = NULL, *real;
+	int ret;
+
+	if (!name || !*name)
+		return ktrace_err_set(err, EINVAL, "no binary given");
+	if (strchr(name, '/')) {
+		found = strdup(name);
+		if (!found)
+			return ktrace_err_set(err, ENOMEM, "out of memory");
+	} else if (looks_like_lib(name)) {
+		ret = uresolve_ldcache_lookup(NULL, name, true, &found);
+		if (ret)
+			ret = lookup_lib_dirs(name, &found);
+		if (ret)
+			ret = lookup_path_env(name, &found);
+		if (ret)
+			return ktrace_err_set(err, ENOENT,
+				"library '%s' not found in /etc/ld.so.cache, the standard library directories or $PATH",
+				name);
+	} else {
+		ret = lookup_path_env(name, &found);
+		if (ret)
+			ret = uresolve_ldcache_lookup(NULL, name, true, &found);
+		if (ret)
+			return ktrace_err_set(err, ENOENT,
+				"'%s' not found in $PATH (give a path to use another file)",
+				name);
+	}
+	real = realpath(found, NULL);
+	if (!real) {
+		ret = errno;
+		ktrace_err_set(err, ret, "cannot resolve '%s': %s", found,
+			       strerror(ret));
+		free(found);
+		return -ret;
+	}
+	free(found);
+	*path = real;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ handle */
+
+struct uresolve *uresolve_open(const char *binary, struct ktrace_err *err)
+{
+	struct uresolve *ur;
+	size_t nph, i;
+	int ret;
+
+	ur = calloc(1, sizeof(*ur));
+	if (!ur) {
+		ktrace_err_set(err, ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	ur->fd = -1;
+	ur->dw_fd = -1;
+	ret = uresolve_find_binary(binary, &ur->path, err);
+	if (ret)
+		goto fail;
+	elf_version(EV_CURRENT);
+	ur->fd = open(ur->path, O_RDONLY | O_CLOEXEC);
+	if (ur->fd < 0) {
+		ret = -errno;
+		ktrace_err_set(err, ret, "cannot open '%s': %s", ur->path,
+			       strerror(-ret));
+		goto fail;
+	}
+	ur->elf = elf_begin(ur->fd, ELF_C_READ_MMAP, NULL);
+	if (!ur->elf || elf_kind(ur->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(ur->elf, &ur->ehdr)) {
+		ret = ktrace_err_set(err, ENOEXEC, "'%s' is not an ELF file",
+				     ur->path);
+		goto fail;
+	}
+	if (ur->ehdr.e_type != ET_EXEC && ur->ehdr.e_type != ET_DYN) {
+		ret = ktrace_err_set(err, ENOEXEC,
+			"'%s' is neither an executable nor a shared library",
+			ur->path);
+		goto fail;
+	}
+	if (elf_getphdrnum(ur->elf, &nph) < 0) {
+		ret = ktrace_err_set(err, ENOEXEC,
+				     "'%s': cannot read program headers: %s",
+				     ur->path, elf_errmsg(-1));
+		goto fail;
+	}
+	ur->phdrs = calloc(nph ? nph : 1, sizeof(*ur->phdrs));
+	if (!ur->phdrs) {
+		ret = ktrace_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(ur->elf, i, &ph) && ph.p_type == PT_LOAD)
+			ur->phdrs[ur->nphdrs++] = ph;
+	}
+	if (!ur->nphdrs) {
+		ret = ktrace_err_set(err, ENOEXEC,
+				     "'%s' has no loadable segment", ur->path);
+		goto fail;
+	}
+	return ur;
+fail:
+	uresolve_free(ur);
+	errno = -ret;
+	return NULL;
+}
+
+static void free_syms(struct uresolve *ur)
+{
+	size_t i;
+
+	for (i = 0; i < ur->nsyms; i++) {
+		free(ur->syms[i].name);
+		free(ur->syms[i].version);
+		free(ur->syms[i].demangled);
+	}
+	free(ur->syms);
+	ur->syms = NULL;
+	ur->nsyms = 0;
+}
+
+void uresolve_free(struct uresolve *ur)
+{
+	if (!ur)
+		return;
+	ur_dwarf_free(ur);
+	free_syms(ur);
+	if (ur->elf)
+		elf_end(ur->elf);
+	if (ur->fd >= 0)
+		close(ur->fd);
+	free(ur->phdrs);
+	free(ur->path);
+	free(ur);
+}
+
+const char *uresolve_path(const struct uresolve *ur)
+{
+	return ur->path;
+}
+
+int ur_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
+		    unsigned long *off)
+{
+	size_t i;
+
+	for (i = 0; i < ur->nphdrs; i++) {
+		const GElf_Phdr *ph = &ur->phdrs[i];
+
+		if (vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + ph->p_filesz) {
+			*off = vaddr - ph->p_vaddr + ph->p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const GElf_Phdr *ur_seg_of_off(const struct uresolve *ur, unsigned long off)
+{
+	size_t i;
+
+	for (i = 0; i < ur->nphdrs; i++) {
+		const GElf_Phdr *ph = &ur->phdrs[i];
+
+		if (off >= ph->p_offset && off < ph->p_offset + ph->p_filesz)
+			return ph;
+	}
+	return NULL;
+}
+
+int ur_off_to_vaddr(const struct uresolve *ur, unsigned long off,
+		    unsigned long *vaddr)
+{
+	const GElf_Phdr *ph = ur_seg_of_off(ur, off);
+
+	if (!ph)
+		return -ENOENT;
+	*vaddr = off - ph->p_offset + ph->p_vaddr;
+	return 0;
+}
+
+/* ----------------------------------------------------------------- symbols */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+static demangle_fn cxa_demangle;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+/*
+ * The C++ runtime's demangler, looked up at run time so that libktrace
+ * users need not link libstdc++: C++ programs have it already, others get
+ * it from libstdc++.so.6 when installed. Without it, C++ names can still
+ * be given mangled.
+ */
+static void demangle_init(void)
+{
+	void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+
+	if (!sym) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		if (h)
+			sym = dlsym(h, "__cxa_demangle");
+	}
+	cxa_demangle = (demangle_fn)sym;
+}
+
+static char *demangle(const char *name)
+{
+	int status = 0;
+	char *out;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	pthread_once(&demangle_once, demangle_init);
+	if (!cxa_demangle)
+		return NULL;
+	out = cxa_demangle(name, NULL, NULL, &status);
+	if (status) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Version names of SHT_GNU_verdef, indexed by vd_ndx. */
+static char **read_verdefs(Elf *elf, Elf_Scn *scn, size_t *count)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	char **names = NULL;
+	size_t n = 0;
+	int off = 0;
+
+	if (!gelf_getshdr(scn, &sh))
+		return NULL;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return NULL;
+	for (;;) {
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+
+		if (!gelf_getverdef(data, off, &vd))
+			break;
+		if (vd.vd_cnt && gelf_getverdaux(data, off + vd.vd_aux, &va)) {
+			const char *s = elf_strptr(elf, sh.sh_link, va.vda_name);
+
+			if (s && vd.vd_ndx < 0x8000) {
+				if (vd.vd_ndx >= n) {
+					char **nn = realloc(names,
+						(vd.vd_ndx + 1) * sizeof(*nn));
+
+					if (!nn)
+						break;
+					memset(nn + n, 0,
+					       (vd.vd_ndx + 1 - n) * sizeof(*nn));
+					names = nn;
+					n = vd.vd_ndx + 1;
+				}
+				names[vd.vd_ndx] = (char *)s;
+			}
+		}
+		if (!vd.vd_next)
+			break;
+		off += vd.vd_next;
+	}
+	*count = n;
+	return names;
+}
+
+static bool sym_is_code(Elf *elf, const GElf_Sym *s)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE ||
+	    !s->st_value)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE)
+		return false;
+	scn = elf_getscn(elf, s->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+static int add_sym(struct uresolve *ur, size_t *cap, const char *raw,
+		   const char *ver, bool hidden, const GElf_Sym *s)
+{
+	struct usym *u;
+	const char *at;
+
+	if (ur->nsyms == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct usym *n = realloc(ur->syms, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ur->syms = n;
+		*cap = nc;
+	}
+	u = &ur->syms[ur->nsyms];
+	memset(u, 0, sizeof(*u));
+	at = strchr(raw, '@');
+	if (at && !ver) {
+		/* .symtab spelling: name@VER or name@@VER */
+		hidden = at[1] != '@';
+		ver = at + (hidden ? 1 : 2);
+	}
+	u->name = at ? strndup(raw, at - raw) : strdup(raw);
+	u->version = ver && *ver ? strdup(ver) : NULL;
+	if (!u->name || (ver && *ver && !u->version)) {
+		free(u->name);
+		free(u->version);
+		return -ENOMEM;
+	}
+	u->hidden = hidden;
+	u->addr = s->st_value;
+	u->size = s->st_size;
+	u->demangled = demangle(u->name);
+	ur->nsyms++;
+	return 0;
+}
+
+static int load_syms(struct uresolve *ur)
+{
+	Elf_Scn *scn = NULL, *versym_scn = NULL, *verdef_scn = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	if (ur->syms_loaded)
+		return 0;
+	while ((scn = elf_nextscn(ur->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_GNU_versym)
+			versym_scn = scn;
+		else if (sh.sh_type == SHT_GNU_verdef)
+			verdef_scn = scn;
+	}
+	scn = NULL;
+	while (!ret && (scn = elf_nextscn(ur->elf, scn))) {
+		Elf_Data *data, *vdata = NULL;
+		char **vnames = NULL;
+		size_t nvnames = 0, i, n;
+		GElf_Shdr sh;
+		bool dyn;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		dyn = sh.sh_type == SHT_DYNSYM;
+		if (!dyn)
+			ur->has_symtab = true;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		if (dyn && versym_scn) {
+			vdata = elf_getdata(versym_scn, NULL);
+			if (verdef_scn)
+				vnames = read_verdefs(ur->elf, verdef_scn,
+						      &nvnames);
+		}
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n && !ret; i++) {
+			const char *name, *ver = NULL;
+			bool hidden = false;
+			GElf_Versym vs;
+			GElf_Sym s;
+
+			if (!gelf_getsym(data, i, &s) || !sym_is_code(ur->elf, &s))
+				continue;
+			name = elf_strptr(ur->elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			if (vdata && gelf_getversym(vdata, i, &vs)) {
+				size_t idx = vs & 0x7fff;
+
+				hidden = vs & 0x8000;
+				if (idx > 1 && idx < nvnames)
+					ver = vnames[idx];
+			}
+			ret = add_sym(ur, &cap, name, ver, hidden, &s);
+		}
+		free(vnames);
+	}
+	if (ret) {
+		free_syms(ur);
+		return ret;
+	}
+	ur->syms_loaded = true;
+	return 0;
+}
+
+/* Length of a demangled name without its parameter list and qualifiers. */
+static size_t demangled_base_len(const char *d)
+{
+	int depth = 0;
+	const char *p;
+
+	for (p = d; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth > 0)
+			depth--;
+		else if (*p == '(' && depth == 0 && p != d &&
+			 (p - d < 8 || strncmp(p - 8, "operator", 8)))
+			return p - d;
+	}
+	return p - d;
+}
+
+/* Compare ignoring blanks, so "f(int, char)" == "f(int,char)". */
+static bool same_ignoring_blanks(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+static bool cxx_matches(const struct usym *u, const char *want)
+{
+	if (!u->demangled)
+		return false;
+	if (strchr(want, '('))
+		return same_ignoring_blanks(u->demangled, want);
+	return strlen(want) == demangled_base_len(u->demangled) &&
+	       !strncmp(u->demangled, want, strlen(want));
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64], prev, tmp;
+
+	if (lb >= 64 || la >= 64)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+static const char *usym_display(const struct usym *u)
+{
+	return u->demangled ? u->demangled : u->name;
+}
+
+/* Up to 5 names close to want, as ", "-separated text (caller frees). */
+static char *close_matches(struct uresolve *ur, const char *want)
+{
+	const struct usym *best[5] = { NULL };
+	size_t bestd[5], nbest = 0, i, k, len = 0;
+	size_t limit = strlen(want) / 3 + 1;
+	char *out;
+
+	if (limit > 4)
+		limit = 4;
+	for (i = 0; i < ur->nsyms; i++) {
+		const struct usym *u = &ur->syms[i];
+		const char *name = u->demangled ? u->demangled : u->name;
+		size_t d, blen = demangled_base_len(name);
+		char base[64];
+		bool dup = false;
+
+		if (blen >= sizeof(base))
+			continue;
+		memcpy(base, name, blen);
+		base[blen] = '\0';
+		d = edit_distance(want, base);
+		if (d > limit) {
+			/* a substring of a longer name is worth showing */
+			if (strlen(want) < 3 || !strstr(base, want))
+				continue;
+			d = limit + 1 + (blen - strlen(want));
+		}
+		for (k = 0; k < nbest; k++)
+			if (!strcmp(usym_display(best[k]), name))
+				dup = true;
+		if (dup)
+			continue;
+		for (k = nbest; k > 0 && bestd[k - 1] > d; k--) {
+			if (k < 5) {
+				best[k] = best[k - 1];
+				bestd[k] = bestd[k - 1];
+			}
+		}
+		if (k < 5) {
+			best[k] = u;
+			bestd[k] = d;
+			if (nbest < 5)
+				nbest++;
+		}
+	}
+	if (!nbest)
+		return NULL;
+	for (k = 0; k < nbest; k++)
+		len += strlen(usym_display(best[k])) + 2;
+	out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (k = 0; k < nbest; k++) {
+		if (k)
+			strcat(out, ", ");
+		strcat(out, usym_display(best[k]));
+	}
+	return out;
+}
+
+/* Candidate list for an ambiguity message (caller frees). */
+static char *list_candidates(struct uresolve *ur, const size_t *idx, size_t n)
+{
+	char *out = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < n && i < 8; i++) {
+		const struct usym *u = &ur->syms[idx[i]];
+
+		fprintf(f, "%s%s%s%s at 0x%lx", i ? ", " : "", usym_display(u),
+			u->version ? (u->hidden ? "@" : "@@") : "",
+			u->version ? u->version : "", u->addr);
+	}
+	if (n > 8)
+		fprintf(f, ", ... (%zu in all)", n);
+	fclose(f);
+	return out;
+}
+
+int uresolve_symbol(struct uresolve *ur, const char *sym, unsigned long add,
+		    unsigned long *file_off, struct ktrace_err *err)
+{
+	char *base, *ver = NULL, *at;
+	bool want_default = false, cxx;
+	size_t *idx = NULL, nidx = 0, i, j, pass;
+	const struct usym *pick = NULL;
+	unsigned long size = 0;
+	int ret;
+
+	ret = load_syms(ur);
+	if (ret)
+		return ktrace_err_set(err, -ret, "'%s': cannot read symbols",
+				      ur->path);
+	base = strdup(sym);
+	idx = calloc(ur->nsyms ? ur->nsyms : 1, sizeof(*idx));
+	if (!base || !idx) {
+		ret = ktrace_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	at = strchr(base, '@');
+	if (at) {
+		*at = '\0';
+		want_default = at[1] == '@';
+		ver = at + (want_default ? 2 : 1);
+	}
+	cxx = strstr(base, "::") || strchr(base, '(');
+	/* Pass 0: exact symbol names. Pass 1: demangled C++ names. */
+	for (pass = 0; pass < 2 && !nidx; pass++) {
+		if (pass == 0 && cxx && strncmp(base, "_Z", 2))
+			continue;
+		for (i = 0; i < ur->nsyms; i++) {
+			const struct usym *u = &ur->syms[i];
+
+			if (pass == 0 ? strcmp(u->name, base) :
+					!cxx_matches(u, base))
+				continue;
+			if (ver && (!u->version || strcmp(u->version, ver) ||
+				    (want_default && u->hidden)))
+				continue;
+			idx[nidx++] = i;
+		}
+	}
+	if (!nidx) {
+		char *near = close_matches(ur, base);
+
+		const char *hint = ur->has_symtab ? "" :
+			" (no .symtab: only exported functions are known)";
+
+		if (ver)
+			ret = ktrace_err_set(err, ENOENT,
+				"no function '%s' with version '%s' in '%s'%s%s%s",
+				base, ver, ur->path, hint,
+				near ? "; did you mean: " : "", near ? near : "");
+		else
+			ret = ktrace_err_set(err, ENOENT,
+				"no function '%s' in '%s'%s%s%s", base, ur->path,
+				hint, near ? "; did you mean: " : "",
+				near ? near : "");
+		free(near);
+		goto out;
+	}
+	/* Drop duplicates (same address from .symtab and .dynsym). */
+	for (i = 0, j = 0; i < nidx; i++) {
+		size_t k;
+		bool dup = false;
+
+		for (k = 0; k < j; k++) {
+			if (ur->syms[idx[k]].addr == ur->syms[idx[i]].addr) {
+				dup = true;
+				if (ur->syms[idx[i]].size > ur->syms[idx[k]].size)
+					idx[k] = idx[i];
+				/* prefer the versioned spelling for messages */
+				else if (!ur->syms[idx[k]].version)
+					idx[k] = idx[i];
+			}
+		}
+		if (!dup)
+			idx[j++] = idx[i];
+	}
+	nidx = j;
+	if (nidx > 1 && !ver) {
+		/* a plain name means the default version */
+		for (i = 0, j = 0; i < nidx; i++)
+			if (!ur->syms[idx[i]].hidden)
+				idx[j++] = idx[i];
+		if (j)
+			nidx = j;
+	}
+	if (nidx > 1) {
+		char *list = list_candidates(ur, idx, nidx);
+
+		ret = ktrace_err_set(err, EINVAL,
+			"'%s' is ambiguous in '%s': %s", sym, ur->path,
+			list ? list : "several addresses");
+		free(list);
+		goto out;
+	}
+	pick = &ur->syms[idx[0]];
+	size = pick->size;
+	if (add && !size) {
+		ret = ktrace_err_set(err, EINVAL,
+			"'%s' has no size in the symbol table: cannot check offset +%lu",
+			sym, add);
+		goto out;
+	}
+	if (add && add >= size) {
+		ret = ktrace_err_set(err, ERANGE,
+			"offset +%lu (0x%lx) is outside '%s', which is %lu bytes long",
+			add, add, sym, size);
+		goto out;
+	}
+	if (ur_vaddr_to_off(ur, pick->addr + add, file_off)) {
+		ret = ktrace_err_set(err, ENOEXEC,
+			"address 0x%lx of '%s' is not in a loadable segment of '%s'",
+			pick->addr + add, sym, ur->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(idx);
+	free(base);
+	return ret;
+}
