@@ -1,0 +1,1336 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Kernel probe resolution: kallsyms, kprobe blacklist, ftrace-able functions
+ * and BTF-based argument expressions. See kresolve.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+#include "kresolve.h"
+
+#define NAME_MAX_LEN	256
+#define NR_ARG_REGS	6
+#define MAX_ARRAY_LEN	64	/* kernel's limit for "type[N]" */
+#define LIST_FIELDS	10
+
+static const char *const arg_regs[NR_ARG_REGS] = {
+	"%di", "%si", "%dx", "%cx", "%r8", "%r9",
+};
+
+/* A sorted, deduplicated set of names pointing into one file buffer. */
+struct symset {
+	char *buf;
+	char **names;
+	size_t n;
+	bool loaded;		/* load attempted */
+	bool missing;		/* could not be read */
+};
+
+enum symfile {
+	SYMFILE_KALLSYMS,	/* "addr type name [mod]", text symbols only */
+	SYMFILE_BLACKLIST,	/* "0xstart-0xend\tname [mod]" */
+	SYMFILE_FILTER,		/* "name [mod]" */
+};
+
+struct kresolve {
+	char *btf_path;
+	char *kallsyms_path;
+	char *blacklist_path;
+	char *filter_path;
+	struct symset ksyms;
+	struct symset black;
+	struct symset filter;
+	struct btf *btf;
+	int btf_err;		/* 0: not tried yet or loaded */
+	bool btf_tried;
+	bool btf_has_tags;	/* a "user" TYPE_TAG exists in the BTF */
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Start of the field-th whitespace separated field of line, NUL-ended. */
+static char *line_field(char *line, int field)
+{
+	char *p = line, *end;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return NULL;
+		end = p;
+		while (*end && *end != ' ' && *end != '\t')
+			end++;
+		if (field-- == 0) {
+			*end = '\0';
+			return p;
+		}
+		if (!*end)
+			return NULL;
+		p = end;
+	}
+}
+
+static int symset_load(struct symset *set, const char *path, enum symfile kind)
+{
+	size_t cap = 0, len;
+	char *line, *next, *name, *type;
+	char **nv;
+
+	if (set->loaded)
+		return set->missing ? -ENOENT : 0;
+	set->loaded = true;
+	set->buf = kt_read_file(path, &len);
+	if (!set->buf) {
+		set->missing = true;
+		return -ENOENT;
+	}
+	for (line = set->buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		switch (kind) {
+		case SYMFILE_KALLSYMS:
+			type = line_field(line, 1);
+			if (!type || (strcmp(type, "t") && strcmp(type, "T")))
+				continue;
+			name = line_field(type + 2, 0);
+			break;
+		case SYMFILE_BLACKLIST:
+			name = line_field(line, 1);
+			break;
+		default:
+			if (*line == '#')
+				continue;
+			name = line_field(line, 0);
+			break;
+		}
+		if (!name)
+			continue;
+		if (set->n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			nv = realloc(set->names, cap * sizeof(*nv));
+			if (!nv)
+				goto nomem;
+			set->names = nv;
+		}
+		set->names[set->n++] = name;
+	}
+	qsort(set->names, set->n, sizeof(*set->names), cmp_str);
+	if (set->n > 1) {
+		size_t w = 1;
+
+		for (size_t r = 1; r < set->n; r++)
+			if (strcmp(set->names[r], set->names[w - 1]))
+				set->names[w++] = set->names[r];
+		set->n = w;
+	}
+	return 0;
+nomem:
+	free(set->names);
+	free(set->buf);
+	set->names = NULL;
+	set->buf = NULL;
+	set->n = 0;
+	set->loaded = false;	/* may be retried */
+	return -ENOMEM;
+}
+
+static void symset_clear(struct symset *set)
+{
+	free(set->names);
+	free(set->buf);
+}
+
+/* Index of the first name >= key. */
+static size_t symset_lower(const struct symset *set, const char *key)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(set->names[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool symset_has(const struct symset *set, const char *name)
+{
+	size_t i = symset_lower(set, name);
+
+	return i < set->n && !strcmp(set->names[i], name);
+}
+
+static bool valid_symbol(const char *s)
+{
+	size_t n = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++, n++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+			return false;
+	return n <= NAME_MAX_LEN;
+}
+
+static bool valid_ident(const char *s, size_t n)
+{
+	if (!n || isdigit((unsigned char)*s))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* Length of the base of a compiler clone name ("foo" of "foo.isra.0"). */
+static size_t base_len(const char *func)
+{
+	const char *dot = strchr(func, '.');
+
+	return dot ? (size_t)(dot - func) : strlen(func);
+}
+
+/* ---------------------------------------------------------- open and free */
+
+static int dup_path(char **dst, const char *path, const char *def)
+{
+	*dst = strdup(path ? path : def);
+	return *dst ? 0 : -ENOMEM;
+}
+
+struct kresolve *kresolve_open(const char *btf_path, const char *kallsyms_path,
+			       const char *blacklist_path,
+			       const char *filter_funcs_path)
+{
+	struct kresolve *kr = calloc(1, sizeof(*kr));
+
+	if (!kr)
+		return NULL;
+	if (dup_path(&kr->btf_path, btf_path, KRESOLVE_BTF_PATH) ||
+	    dup_path(&kr->kallsyms_path, kallsyms_path,
+		     KRESOLVE_KALLSYMS_PATH) ||
+	    dup_path(&kr->blacklist_path, blacklist_path,
+		     KRESOLVE_BLACKLIST_PATH) ||
+	    dup_path(&kr->filter_path, filter_funcs_path,
+		     KRESOLVE_FILTER_PATH)) {
+		kresolve_free(kr);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return kr;
+}
+
+void kresolve_free(struct kresolve *kr)
+{
+	if (!kr)
+		return;
+	symset_clear(&kr->ksyms);
+	symset_clear(&kr->black);
+	symset_clear(&kr->filter);
+	btf__free(kr->btf);
+	free(kr->btf_path);
+	free(kr->kallsyms_path);
+	free(kr->blacklist_path);
+	free(kr->filter_path);
+	free(kr);
+}
+
+/* ------------------------------------------------------------ suggestions */
+
+struct cand {
+	const char *name;
+	int score;	/* lower is better */
+	int full;	/* full edit distance */
+};
+
+static bool cand_better(const struct cand *a, const struct cand *b)
+{
+	size_t la, lb;
+
+	if (a->score != b->score)
+		return a->score < b->score;
+	if (a->full != b->full)
+		return a->full < b->full;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb;
+	return strcmp(a->name, b->name) < 0;
+}
+
+static void cand_insert(struct cand *best, int *nbest, int max,
+			const struct cand *c)
+{
+	int i;
+
+	for (i = 0; i < *nbest; i++)
+		if (!strcmp(best[i].name, c->name))
+			return;
+	if (*nbest == max && !cand_better(c, &best[max - 1]))
+		return;
+	if (*nbest < max)
+		(*nbest)++;
+	for (i = *nbest - 1; i > 0 && cand_better(c, &best[i - 1]); i--)
+		best[i] = best[i - 1];
+	best[i] = *c;
+}
+
+/*
+ * Optimal string alignment distance between q (length n) and the prefixes of
+ * s of up to cols characters. rows: 3 * (cols + 1) ints of scratch. Returns
+ * the distance of q to the whole of s (or a large value when s is longer
+ * than cols) and stores in *prefix the least distance of q to any prefix of
+ * s.
+ */
+static int osa_distance(const char *q, int n, const char *s, int m, int cols,
+			int *rows, int *prefix)
+{
+	int *pp = rows, *p = rows + cols + 1, *c = rows + 2 * (cols + 1), *t;
+	int w = m < cols ? m : cols;
+	int i, j, best;
+
+	for (j = 0; j <= w; j++)
+		p[j] = j;
+	for (i = 1; i <= n; i++) {
+		c[0] = i;
+		for (j = 1; j <= w; j++) {
+			int cost = q[i - 1] != s[j - 1];
+			int v = p[j - 1] + cost;
+
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (c[j - 1] + 1 < v)
+				v = c[j - 1] + 1;
+			if (i > 1 && j > 1 && q[i - 1] == s[j - 2] &&
+			    q[i - 2] == s[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			c[j] = v;
+		}
+		t = pp;
+		pp = p;
+		p = c;
+		c = t;
+	}
+	best = p[0];
+	for (j = 1; j <= w; j++)
+		if (p[j] < best)
+			best = p[j];
+	*prefix = best;
+	return m <= cols ? p[w] : n + m;
+}
+
+char **kresolve_suggest(struct kresolve *kr, const char *func, int max)
+{
+	struct cand best[32], c;
+	char **v = NULL, *s;
+	size_t nv = 0, blen, i;
+	int nbest = 0, n, maxd, maxp, cols, *rows;
+	int ret;
+
+	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	if (max > (int)(sizeof(best) / sizeof(best[0])))
+		max = sizeof(best) / sizeof(best[0]);
+	n = strlen(func);
+	if (n > NAME_MAX_LEN)
+		n = NAME_MAX_LEN;
+	maxd = n <= 4 ? 1 : n <= 8 ? 2 : 3;
+	maxp = n < 4 ? -1 : n < 8 ? 0 : 1;
+	cols = n + maxd;
+	rows = malloc(3 * (cols + 1) * sizeof(*rows));
+	if (!rows)
+		return NULL;
+
+	/* Clones of the same function and the plain function itself. */
+	blen = base_len(func);
+	if (max > 0) {
+		char *base = strndup(func, blen);
+
+		if (!base) {
+			free(rows);
+			return NULL;
+		}
+		for (i = symset_lower(&kr->ksyms, base); i < kr->ksyms.n; i++) {
+			const char *name = kr->ksyms.names[i];
+
+			if (strncmp(name, base, blen))
+				break;
+			if (name[blen] != '\0' && name[blen] != '.')
+				continue;
+			if (!strcmp(name, func))
+				continue;
+			c.name = name;
+			c.score = -1;
+			c.full = 0;
+			cand_insert(best, &nbest, max, &c);
+		}
+		free(base);
+	}
+
+	for (i = 0; max > 0 && i < kr->ksyms.n; i++) {
+		const char *name = kr->ksyms.names[i];
+		int m = strlen(name), full, prefix;
+
+		if (m < n - maxd || !strcmp(name, func))
+			continue;
+		full = osa_distance(func, n, name, m, cols, rows, &prefix);
+		if (full <= maxd) {
+			c.score = full;
+		} else if (prefix <= maxp) {
+			c.score = prefix + 1;
+		} else {
+			continue;
+		}
+		c.name = name;
+		c.full = full;
+		cand_insert(best, &nbest, max, &c);
+	}
+	free(rows);
+
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (int k = 0; k < nbest; k++) {
+		s = strdup(best[k].name);
+		if (!s || kt_strv_push(&v, &nv, s)) {
+			free(s);
+			ktrace_strv_free(v);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* "a, b, c" from a vector; caller frees. NULL on ENOMEM. */
+static char *strv_join(char **v, const char *sep)
+{
+	size_t len = 1, sl = strlen(sep);
+	char *s, *p;
+
+	for (char **q = v; *q; q++)
+		len += strlen(*q) + sl;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	*p = '\0';
+	for (char **q = v; *q; q++) {
+		if (q != v)
+			p = stpcpy(p, sep);
+		p = stpcpy(p, *q);
+	}
+	return s;
+}
+
+int kresolve_func(struct kresolve *kr, const char *func,
+		  struct ktrace_err *err)
+{
+	char **sugg, *list;
+	int ret;
+
+	if (!valid_symbol(func))
+		return ktrace_err_set(err, EINVAL,
+				      "'%s' is not a valid kernel symbol name",
+				      func);
+	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
+	if (ret == -ENOMEM)
+		return ktrace_err_set(err, ENOMEM, "out of memory");
+	if (!ret && !symset_has(&kr->ksyms, func)) {
+		sugg = kresolve_suggest(kr, func, KRESOLVE_MAX_MATCHES);
+		if (!sugg)
+			return ktrace_err_set(err, ENOMEM, "out of memory");
+		if (!sugg[0]) {
+			ktrace_strv_free(sugg);
+			return ktrace_err_set(err, ENOENT,
+					      "no such kernel function '%s'",
+					      func);
+		}
+		list = strv_join(sugg, ", ");
+		ktrace_strv_free(sugg);
+		if (!list)
+			return ktrace_err_set(err, ENOMEM, "out of memory");
+		ret = ktrace_err_set(err, ENOENT,
+				     "no such kernel function '%s'; did you mean: %s?",
+				     func, list);
+		free(list);
+		return ret;
+	}
+
+	ret = symset_load(&kr->black, kr->blacklist_path, SYMFILE_BLACKLIST);
+	if (ret == -ENOMEM)
+		return ktrace_err_set(err, ENOMEM, "out of memory");
+	if (!ret && symset_has(&kr->black, func))
+		return ktrace_err_set(err, EPERM,
+				      "kernel function '%s' is on the kprobe blacklist and cannot be probed",
+				      func);
+
+	ret = symset_load(&kr->filter, kr->filter_path, SYMFILE_FILTER);
+	if (ret == -ENOMEM)
+		return ktrace_err_set(err, ENOMEM, "out of memory");
+	if (!ret && !symset_has(&kr->filter, func))
+		return ktrace_err_set(err, EOPNOTSUPP,
+				      "kernel function '%s' is not traceable (not in available_filter_functions)",
+				      func);
+	return 0;
+}
+
+/* -------------------------------------------------------------------- BTF */
+
+static int load_btf(struct kresolve *kr, struct ktrace_err *err)
+{
+	libbpf_print_fn_t old;
+	__u32 i, cnt;
+	int e;
+
+	if (!kr->btf_tried) {
+		kr->btf_tried = true;
+		old = libbpf_set_print(NULL);
+		errno = 0;
+		kr->btf = btf__parse(kr->btf_path, NULL);
+		e = errno ? errno : EINVAL;
+		libbpf_set_print(old);
+		if (!kr->btf) {
+			kr->btf_err = e;
+		} else {
+			cnt = btf__type_cnt(kr->btf);
+			for (i = 1; i < cnt && !kr->btf_has_tags; i++) {
+				const struct btf_type *t;
+
+				t = btf__type_by_id(kr->btf, i);
+				kr->btf_has_tags = btf_is_type_tag(t) &&
+					!strcmp(btf__name_by_offset(kr->btf,
+								    t->name_off),
+						"user");
+			}
+		}
+	}
+	if (!kr->btf)
+		return ktrace_err_set(err, kr->btf_err == ENOMEM ? ENOMEM : ENOENT,
+				      "cannot read kernel BTF from %s: %s",
+				      kr->btf_path, strerror(kr->btf_err));
+	return 0;
+}
+
+/* Follow typedef/const/volatile/restrict/type tags. *user: saw "user". */
+static __u32 skip_mods(const struct btf *btf, __u32 id, bool *user)
+{
+	const struct btf_type *t;
+
+	while (id) {
+		t = btf__type_by_id(btf, id);
+		if (!t)
+			return 0;
+		if (btf_is_type_tag(t)) {
+			if (user && !strcmp(btf__name_by_offset(btf, t->name_off),
+					    "user"))
+				*user = true;
+		} else if (!btf_is_mod(t) && !btf_is_typedef(t)) {
+			return id;
+		}
+		id = t->type;
+	}
+	return 0;
+}
+
+static void dump_printf(void *ctx, const char *fmt, va_list ap)
+{
+	vfprintf(ctx, fmt, ap);
+}
+
+/* C spelling of type id, with name when not NULL; caller frees. */
+static char *type_decl(const struct btf *btf, __u32 id, const char *name)
+{
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts,
+		    .field_name = name ? name : "");
+	struct btf_dump *d;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	d = btf_dump__new(btf, dump_printf, f, NULL);
+	if (!d) {
+		fclose(f);
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = btf_dump__emit_type_decl(d, id, &opts);
+	btf_dump__free(d);
+	if (fclose(f) || ret) {
+		free(s);
+		errno = ret ? -ret : ENOMEM;
+		return NULL;
+	}
+	/* "char *" comes out as "char *" with an empty name: trim */
+	while (len && s[len - 1] == ' ')
+		s[--len] = '\0';
+	return s;
+}
+
+/*
+ * The FUNC_PROTO of func (clones looked up under their base name).
+ * Returns its type or NULL with err set (-ENOENT / -ENOMEM in *ret).
+ */
+static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
+					 int *ret, struct ktrace_err *err)
+{
+	const struct btf_type *t;
+	char *base;
+	int id;
+
+	*ret = load_btf(kr, err);
+	if (*ret)
+		return NULL;
+	base = strndup(func, base_len(func));
+	if (!base) {
+		*ret = ktrace_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	id = btf__find_by_name_kind(kr->btf, base, BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(kr->btf, id) : NULL;
+	if (t)
+		t = btf__type_by_id(kr->btf, t->type);
+	if (!t || !btf_is_func_proto(t)) {
+		*ret = ktrace_err_set(err, ENOENT,
+				      "kernel BTF has no prototype for '%s' (inlined, a module function, or not a function)",
+				      base);
+		free(base);
+		return NULL;
+	}
+	free(base);
+	return t;
+}
+
+char **kresolve_params(struct kresolve *kr, const char *func, bool decl,
+		       struct ktrace_err *err)
+{
+	const struct btf_type *proto;
+	const struct btf_param *p;
+	char **v, *s;
+	size_t nv = 0;
+	int ret;
+
+	proto = find_proto(kr, func, &ret, err);
+	if (!proto) {
+		errno = -ret;
+		return NULL;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		goto nomem;
+	p = btf_params(proto);
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		const char *name = btf__name_by_offset(kr->btf, p[i].name_off);
+
+		if (!p[i].type)
+			s = strdup("...");
+		else if (decl)
+			s = type_decl(kr->btf, p[i].type, name);
+		else
+			s = strdup(name ? name : "");
+		if (!s || kt_strv_push(&v, &nv, s)) {
+			free(s);
+			goto nomem;
+		}
+	}
+	return v;
+nomem:
+	ktrace_strv_free(v);
+	ktrace_err_set(err, ENOMEM, "out of memory");
+	errno = ENOMEM;
+	return NULL;
+}
+
+char *kresolve_proto(struct kresolve *kr, const char *func,
+		     struct ktrace_err *err)
+{
+	const struct btf_type *proto;
+	char *base, *s;
+	__u32 id;
+	int ret;
+
+	proto = find_proto(kr, func, &ret, err);
+	if (!proto) {
+		errno = -ret;
+		return NULL;
+	}
+	base = strndup(func, base_len(func));
+	if (!base)
+		goto nomem;
+	/* the FUNC's type id is the proto's: find it again by name */
+	id = btf__type_by_id(kr->btf, btf__find_by_name_kind(kr->btf, base,
+							     BTF_KIND_FUNC))->type;
+	s = type_decl(kr->btf, id, base);
+	free(base);
+	if (!s)
+		goto nomem;
+	return s;
+nomem:
+	ktrace_err_set(err, ENOMEM, "out of memory");
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* ------------------------------------------------------ argument resolver */
+
+/* Register slots a parameter of type id takes (x86-64 SysV, integer). */
+static int param_slots(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id,
+								  NULL));
+
+	if (!t)
+		return 1;
+	if (btf_is_float(t))
+		return 0;
+	if (btf_is_composite(t) || btf_is_int(t)) {
+		if (t->size > 16)
+			return 0;
+		return t->size > 8 ? 2 : 1;
+	}
+	return 1;
+}
+
+static bool user_name_heuristic(const char *func, const char *param)
+{
+	static const char *const funcs[] = {
+		"__do_sys_", "__se_sys_", "__x64_sys_", "do_sys_", "ksys_",
+	};
+	static const char *const names[] = {
+		"filename", "pathname", "oldname", "newname", "ubuf",
+		"user_buf",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (!strncmp(func, funcs[i], strlen(funcs[i])))
+			return true;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(param, names[i]))
+			return true;
+	return !strncmp(param, "user", 4);
+}
+
+/* The state of a walk through an expression. */
+struct walk {
+	const struct btf *btf;
+	char *val;		/* !in_mem: expression giving the value */
+	char *addr;		/* in_mem: expression giving a base address */
+	long off;		/* in_mem: value is at addr + off */
+	bool in_mem;
+	__u32 tid;		/* type of the value (with modifiers) */
+	__u32 bf_size;		/* bitfield width, 0: not a bitfield */
+	__u32 bf_bits;		/* bitfield: bit offset from addr + off */
+	const char *param;	/* the parameter, while no step was taken */
+	char *what;		/* the text walked so far, for messages */
+};
+
+static char *mem_expr(const struct walk *w)
+{
+	char *s;
+
+	if (asprintf(&s, "+%ld(%s)", w->off, w->addr) < 0)
+		return NULL;
+	return s;
+}
+
+/* Expression giving the current value itself (a scalar or pointer). */
+static char *value_expr(const struct walk *w)
+{
+	return w->in_mem ? mem_expr(w) : strdup(w->val);
+}
+
+/* Comma separated names of the fields of composite t (anonymous flattened). */
+static void list_fields(const struct btf *btf, const struct btf_type *t,
+			FILE *f, int *count)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, m[i].name_off);
+		const struct btf_type *mt;
+
+		if (!name || !*name) {
+			mt = btf__type_by_id(btf, skip_mods(btf, m[i].type,
+							    NULL));
+			if (mt && btf_is_composite(mt))
+				list_fields(btf, mt, f, count);
+			continue;
+		}
+		/* markers of cache line groups, not data */
+		if (!strncmp(name, "__cacheline_group_", 18))
+			continue;
+		if (*count == LIST_FIELDS) {
+			fputs(", ...", f);
+			(*count)++;
+		}
+		if (*count > LIST_FIELDS)
+			return;
+		fprintf(f, "%s%s", *count ? ", " : "", name);
+		(*count)++;
+	}
+}
+
+/*
+ * Find member name in composite t, looking through anonymous members.
+ * Returns true with the member's type, bit offset and bitfield width.
+ */
+static bool find_member(const struct btf *btf, const struct btf_type *t,
+			const char *name, __u32 *tid, __u32 *bits,
+			__u32 *bf_size)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *mn = btf__name_by_offset(btf, m[i].name_off);
+		const struct btf_type *mt;
+
+		if (!mn || !*mn) {
+			mt = btf__type_by_id(btf, skip_mods(btf, m[i].type,
+							    NULL));
+			if (mt && btf_is_composite(mt) &&
+			    find_member(btf, mt, name, tid, bits, bf_size)) {
+				*bits += btf_member_bit_offset(t, i);
+				return true;
+			}
+			continue;
+		}
+		if (strcmp(mn, name))
+			continue;
+		*tid = m[i].type;
+		*bits = btf_member_bit_offset(t, i);
+		*bf_size = btf_member_bitfield_size(t, i);
+		mt = btf__type_by_id(btf, m[i].type);
+		/* old-style bitfield: the width lives in the INT type */
+		if (!btf_kflag(t) && mt && btf_is_int(mt) &&
+		    (btf_int_bits(mt) != mt->size * 8 || btf_int_offset(mt))) {
+			*bf_size = btf_int_bits(mt);
+			*bits += btf_int_offset(mt);
+		}
+		return true;
+	}
+	return false;
+}
+
+static const char *kind_word(const struct btf_type *t)
+{
+	if (btf_is_union(t))
+		return "union";
+	if (btf_is_struct(t))
+		return "struct";
+	return "type";
+}
+
+/* Take one "->name" (arrow) or ".name" step. */
+static int walk_step(struct walk *w, bool arrow, const char *name,
+		     struct ktrace_err *err)
+{
+	const struct btf *btf = w->btf;
+	const struct btf_type *t, *st;
+	__u32 id, sid, mtid, bits, bfs;
+	char *tname, *fields = NULL, *ptr;
+	size_t flen = 0;
+	int count = 0, ret;
+	FILE *f;
+
+	id = skip_mods(btf, w->tid, NULL);
+	t = btf__type_by_id(btf, id);
+	if (w->bf_size)
+		return ktrace_err_set(err, EINVAL, "'%s' is a bitfield",
+				      w->what);
+	if (arrow) {
+		if (!t || !btf_is_ptr(t)) {
+			tname = type_decl(btf, w->tid, NULL);
+			ret = ktrace_err_set(err, EINVAL,
+					     "'%s' is not a pointer (it is %s)%s",
+					     w->what, tname ? tname : "?",
+					     t && btf_is_composite(t) ?
+					     "; use '.'" : "");
+			free(tname);
+			return ret;
+		}
+		sid = skip_mods(btf, t->type, NULL);
+	} else {
+		if (t && btf_is_ptr(t))
+			return ktrace_err_set(err, EINVAL,
+					      "'%s' is a pointer; use '->'",
+					      w->what);
+		sid = id;
+	}
+	st = btf__type_by_id(btf, sid);
+	if (!st || !btf_is_composite(st)) {
+		tname = type_decl(btf, arrow ? t->type : w->tid, NULL);
+		if (st && btf_is_fwd(st))
+			ret = ktrace_err_set(err, EINVAL,
+					     "'%s' has no definition in BTF: cannot reach '%s'",
+					     tname ? tname : "?", name);
+		else
+			ret = ktrace_err_set(err, EINVAL,
+					     "'%s' %s %s, not a struct or union",
+					     w->what,
+					     arrow ? "points to" : "is",
+					     tname ? tname : "?");
+		free(tname);
+		return ret;
+	}
+	if (!arrow && !w->in_mem)
+		return ktrace_err_set(err, EOPNOTSUPP,
+				      "'%s' is a %s passed by value: its fields cannot be fetched",
+				      w->what, kind_word(st));
+	if (!find_member(btf, st, name, &mtid, &bits, &bfs)) {
+		tname = type_decl(btf, sid, NULL);
+		f = open_memstream(&fields, &flen);
+		if (f) {
+			list_fields(btf, st, f, &count);
+			if (fclose(f)) {
+				free(fields);
+				fields = NULL;
+			}
+		}
+		ret = ktrace_err_set(err, ENOENT,
+				     "%s has no field '%s'; fields: %s",
+				     tname ? tname : "?", name,
+				     fields ? fields : "?");
+		free(tname);
+		free(fields);
+		return ret;
+	}
+
+	if (arrow) {
+		ptr = value_expr(w);
+		if (!ptr)
+			return ktrace_err_set(err, ENOMEM, "out of memory");
+		free(w->addr);
+		w->addr = ptr;
+		w->off = 0;
+		w->in_mem = true;
+	}
+	/* whole bytes in off, the rest (bitfields only) in bf_bits */
+	w->off += bits / 8;
+	w->bf_bits = bits % 8;
+	w->bf_size = bfs;
+	w->tid = mtid;
+	w->param = NULL;
+	return 0;
+}
+
+static int kprobe_int_type(const struct btf_type *t, char *buf, size_t len,
+			   const char *what, struct ktrace_err *err)
+{
+	bool is_signed;
+	__u32 size = t->size;
+
+	if (btf_is_int(t)) {
+		if (btf_int_encoding(t) & BTF_INT_BOOL) {
+			snprintf(buf, len, "u8");
+			return 0;
+		}
+		is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+	} else if (btf_is_any_enum(t)) {
+		is_signed = btf_kflag(t);
+	} else {
+		return ktrace_err_set(err, EINVAL, "'%s' is not an integer",
+				      what);
+	}
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return ktrace_err_set(err, EOPNOTSUPP,
+				      "'%s' is a %u-byte integer; kprobes fetch at most 8 bytes",
+				      what, size);
+	snprintf(buf, len, "%c%u", is_signed ? 's' : 'u', size * 8);
+	return 0;
+}
+
+/*
+ * Is id a character type: char, signed char or unsigned char, possibly
+ * const/volatile, but not behind a typedef (u8 and friends are bytes)?
+ */
+static bool is_char(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *name;
+
+	while (t && (btf_is_mod(t) || btf_is_type_tag(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_int(t) || t->size != 1 ||
+	    (btf_int_encoding(t) & BTF_INT_BOOL))
+		return false;
+	name = btf__name_by_offset(btf, t->name_off);
+	return name && strstr(name, "char");
+}
+
+/* Turn the end of the walk into fetcharg and type. */
+static int walk_finish(struct walk *w, const char *func, bool tags,
+		       char **fetcharg, char **type, struct ktrace_err *err)
+{
+	const struct btf *btf = w->btf;
+	const struct btf_type *t, *pt, *et;
+	char tbuf[32], *fa = NULL, *ty = NULL, *tname;
+	bool user = false;
+	__u32 id;
+	int ret;
+
+	id = skip_mods(btf, w->tid, NULL);
+	t = btf__type_by_id(btf, id);
+	if (!t || btf_is_void(t) || !id)
+		return ktrace_err_set(err, EOPNOTSUPP, "'%s' is void",
+				      w->what);
+
+	if (w->bf_size) {
+		__u32 cbits, abs, cbyte;
+
+		if (!btf_is_int(t) && !btf_is_any_enum(t))
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "bitfield '%s' is not an integer",
+					      w->what);
+		cbits = t->size * 8;
+		abs = w->off * 8 + w->bf_bits;
+		cbyte = abs / cbits * t->size;
+		if (abs - cbyte * 8 + w->bf_size > cbits)
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "bitfield '%s' straddles its %u-bit container",
+					      w->what, cbits);
+		w->off = cbyte;
+		fa = mem_expr(w);
+		if (asprintf(&ty, "b%u@%u/%u", w->bf_size, abs - cbyte * 8,
+			     cbits) < 0)
+			ty = NULL;
+		goto out;
+	}
+
+	if (btf_is_int(t) || btf_is_any_enum(t)) {
+		ret = kprobe_int_type(t, tbuf, sizeof(tbuf), w->what, err);
+		if (ret)
+			return ret;
+		fa = value_expr(w);
+		ty = strdup(tbuf);
+		goto out;
+	}
+	if (btf_is_ptr(t)) {
+		pt = btf__type_by_id(btf, skip_mods(btf, t->type, &user));
+		if (is_char(btf, t->type)) {
+			char *v = value_expr(w);
+
+			if (!user && !tags && w->param &&
+			    user_name_heuristic(func, w->param))
+				user = true;
+			if (v && asprintf(&fa, "+0(%s)", v) < 0)
+				fa = NULL;
+			free(v);
+			ty = strdup(user ? "ustring" : "string");
+			goto out;
+		}
+		fa = value_expr(w);
+		ty = strdup(pt && btf_is_func_proto(pt) ? "symbol" : "x64");
+		goto out;
+	}
+	if (btf_is_array(t)) {
+		const struct btf_array *a = btf_array(t);
+
+		if (!w->in_mem)
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "array '%s' is not in memory",
+					      w->what);
+		et = btf__type_by_id(btf, skip_mods(btf, a->type, NULL));
+		fa = mem_expr(w);
+		if (is_char(btf, a->type)) {
+			ty = strdup("string");
+			goto out;
+		}
+		if (!et || (!btf_is_int(et) && !btf_is_any_enum(et) &&
+			    !btf_is_ptr(et))) {
+			free(fa);
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "'%s' is an array of non-scalars",
+					      w->what);
+		}
+		if (!a->nelems || a->nelems > MAX_ARRAY_LEN) {
+			free(fa);
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "array '%s' has %u elements; kprobes fetch 1 to %d",
+					      w->what, a->nelems, MAX_ARRAY_LEN);
+		}
+		if (btf_is_ptr(et)) {
+			snprintf(tbuf, sizeof(tbuf), "x64");
+		} else {
+			ret = kprobe_int_type(et, tbuf, sizeof(tbuf), w->what,
+					      err);
+			if (ret) {
+				free(fa);
+				return ret;
+			}
+		}
+		if (asprintf(&ty, "%s[%u]", tbuf, a->nelems) < 0)
+			ty = NULL;
+		goto out;
+	}
+	if (btf_is_composite(t)) {
+		char *fields = NULL;
+		size_t flen = 0;
+		int count = 0;
+		FILE *f = open_memstream(&fields, &flen);
+
+		if (f) {
+			list_fields(btf, t, f, &count);
+			if (fclose(f)) {
+				free(fields);
+				fields = NULL;
+			}
+		}
+		tname = type_decl(btf, id, NULL);
+		ret = ktrace_err_set(err, EINVAL,
+				     "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
+				     w->what, tname ? tname : "struct",
+				     w->in_mem ? "." : "->",
+				     fields ? fields : "?");
+		free(tname);
+		free(fields);
+		return ret;
+	}
+	tname = type_decl(btf, w->tid, NULL);
+	ret = ktrace_err_set(err, EOPNOTSUPP,
+			     "'%s' has type %s, which kprobes cannot fetch",
+			     w->what, tname ? tname : "?");
+	free(tname);
+	return ret;
+out:
+	if (!fa || !ty) {
+		free(fa);
+		free(ty);
+		return ktrace_err_set(err, ENOMEM, "out of memory");
+	}
+	*fetcharg = fa;
+	*type = ty;
+	return 0;
+}
+
+/* Point err's caret at expr[pos]; keeps ret. */
+static int err_at(struct ktrace_err *err, int ret, const char *expr, int pos)
+{
+	if (err && err->msg) {
+		free(err->input);
+		err->input = strdup(expr);
+		err->pos = err->input ? pos : -1;
+	}
+	return ret;
+}
+
+static size_t ident_len(const char *s)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char)s[n]) || s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Start the walk at parameter idx of proto. */
+static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
+		      bool is_return, struct ktrace_err *err)
+{
+	const struct btf_param *p = btf_params(proto);
+	int slot = 0, i;
+
+	for (i = 0; i < idx; i++)
+		slot += param_slots(w->btf, p[i].type);
+	w->param = btf__name_by_offset(w->btf, p[idx].name_off);
+	if (!p[idx].type)
+		return ktrace_err_set(err, EOPNOTSUPP,
+				      "'%s' is a variadic argument", w->what);
+	if (slot >= NR_ARG_REGS || !param_slots(w->btf, p[idx].type))
+		return ktrace_err_set(err, E2BIG,
+				      "parameter '%s' is not passed in a register (x86-64 passes the first %d integer arguments in registers)",
+				      w->param, NR_ARG_REGS);
+	w->tid = p[idx].type;
+	if (is_return) {
+		if (asprintf(&w->val, "$arg%d", slot + 1) < 0)
+			w->val = NULL;
+	} else {
+		w->val = strdup(arg_regs[slot]);
+	}
+	return w->val ? 0 : ktrace_err_set(err, ENOMEM, "out of memory");
+}
+
+static int no_param(struct kresolve *kr, const char *func, const char *name,
+		    struct ktrace_err *err)
+{
+	char **names, *list;
+	int ret;
+
+	names = kresolve_params(kr, func, false, NULL);
+	list = names ? strv_join(names, ", ") : NULL;
+	ktrace_strv_free(names);
+	if (!list)
+		return ktrace_err_set(err, ENOMEM, "out of memory");
+	ret = ktrace_err_set(err, ENOENT, "%s has no parameter '%s'; %s%s",
+			     func, name,
+			     *list ? "parameters: " : "it takes no parameters",
+			     list);
+	free(list);
+	return ret;
+}
+
+int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
+		 bool is_return, char **fetcharg, char **type,
+		 struct ktrace_err *err)
+{
+	const struct btf_type *proto;
+	const struct btf_param *params;
+	struct walk w = { 0 };
+	const char *p = expr;
+	size_t n;
+	char *name = NULL;
+	int ret, idx;
+
+	*fetcharg = NULL;
+	*type = NULL;
+	if (!valid_symbol(func))
+		return ktrace_err_set(err, EINVAL,
+				      "'%s' is not a valid kernel symbol name",
+				      func);
+	if (strchr(func, '.'))
+		return ktrace_err_set(err, EINVAL,
+				      "'%s' is a compiler-made copy of %.*s whose arguments may differ from its prototype; name them with raw fetch arguments",
+				      func, (int)base_len(func), func);
+	proto = find_proto(kr, func, &ret, err);
+	if (!proto)
+		return ret;
+	w.btf = kr->btf;
+	params = btf_params(proto);
+
+	n = ident_len(p + (*p == '$'));
+	n += *p == '$';
+	w.what = strndup(expr, n);
+	if (!w.what)
+		return ktrace_err_set(err, ENOMEM, "out of memory");
+	if (!strcmp(w.what, "$retval")) {
+		if (!is_return) {
+			ret = ktrace_err_set(err, EINVAL,
+					     "$retval is only available in a return probe (%s%%return)",
+					     func);
+			ret = err_at(err, ret, expr, 0);
+			goto out;
+		}
+		w.tid = proto->type;
+		w.val = strdup("$retval");
+		if (!w.val) {
+			ret = ktrace_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+	} else if (!strncmp(w.what, "$arg", 4) && n > 4 &&
+		   strspn(w.what + 4, "0123456789") == n - 4) {
+		idx = atoi(w.what + 4) - 1;
+		if (idx < 0 || idx >= btf_vlen(proto)) {
+			ret = ktrace_err_set(err, ENOENT,
+					     "%s takes %d parameters; there is no %s",
+					     func, btf_vlen(proto), w.what);
+			ret = err_at(err, ret, expr, 0);
+			goto out;
+		}
+		ret = walk_param(&w, proto, idx, is_return, err);
+		if (ret) {
+			ret = err_at(err, ret, expr, 0);
+			goto out;
+		}
+	} else if (valid_ident(w.what, n)) {
+		for (idx = 0; idx < btf_vlen(proto); idx++)
+			if (!strcmp(btf__name_by_offset(kr->btf,
+							params[idx].name_off),
+				    w.what))
+				break;
+		if (idx == btf_vlen(proto)) {
+			ret = no_param(kr, func, w.what, err);
+			ret = err_at(err, ret, expr, 0);
+			goto out;
+		}
+		ret = walk_param(&w, proto, idx, is_return, err);
+		if (ret) {
+			ret = err_at(err, ret, expr, 0);
+			goto out;
+		}
+	} else {
+		ret = ktrace_err_set(err, EINVAL,
+				     "expected a parameter name, $argN or $retval");
+		ret = err_at(err, ret, expr, 0);
+		goto out;
+	}
+	p += n;
+
+	while (*p) {
+		bool arrow;
+		int at;
+
+		if (p[0] == '-' && p[1] == '>') {
+			arrow = true;
+			p += 2;
+		} else if (p[0] == '.') {
+			arrow = false;
+			p++;
+		} else {
+			ret = ktrace_err_set(err, EINVAL,
+					     "expected '->' or '.' after '%s'",
+					     w.what);
+			ret = err_at(err, ret, expr, p - expr);
+			goto out;
+		}
+		at = p - expr;
+		n = ident_len(p);
+		if (!valid_ident(p, n)) {
+			ret = ktrace_err_set(err, EINVAL,
+					     "expected a field name after '%s'",
+					     arrow ? "->" : ".");
+			ret = err_at(err, ret, expr, at);
+			goto out;
+		}
+		name = strndup(p, n);
+		if (!name) {
+			ret = ktrace_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = walk_step(&w, arrow, name, err);
+		free(name);
+		if (ret) {
+			ret = err_at(err, ret, expr, at);
+			goto out;
+		}
+		p += n;
+		free(w.what);
+		w.what = strndup(expr, p - expr);
+		if (!w.what) {
+			ret = ktrace_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	ret = walk_finish(&w, func, kr->btf_has_tags, fetcharg, type, err);
+out:
+	free(w.val);
+	free(w.addr);
+	free(w.what);
+	return ret;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * kresolve: the kernel side of probe resolution for kprobes.
+ *
+ * Checks a function name against kallsyms, the kprobe blacklist and the
+ * ftrace-able functions, suggests close names, and turns C-like argument
+ * expressions ("how->flags", "sk->__sk_common.skc_dport", "$retval") into
+ * kprobe_events fetch arguments using the kernel's BTF (x86-64 only).
+ *
+ * Every source is loaded lazily, at most once, on first use. A source that
+ * cannot be read is remembered as missing: the checks that need it are then
+ * skipped (kallsyms, blacklist, filter functions) or fail with the reason
+ * (BTF).
+ */
+#ifndef KTRACE_KRESOLVE_H
+#define KTRACE_KRESOLVE_H
+
+#include <stdbool.h>
+
+#include "ktrace.h"
+
+#define KRESOLVE_BTF_PATH	"/sys/kernel/btf/vmlinux"
+#define KRESOLVE_KALLSYMS_PATH	"/proc/kallsyms"
+#define KRESOLVE_BLACKLIST_PATH	"/sys/kernel/debug/kprobes/blacklist"
+#define KRESOLVE_FILTER_PATH	"/sys/kernel/tracing/available_filter_functions"
+
+/* At most this many names are offered by "did you mean". */
+#define KRESOLVE_MAX_MATCHES	5
+
+struct kresolve;
+
+/*
+ * Remember where the sources are; nothing is read yet. A NULL path selects
+ * the default above. Returns NULL + errno (ENOMEM) on failure. The caller
+ * frees the handle with kresolve_free().
+ */
+struct kresolve *kresolve_open(const char *btf_path, const char *kallsyms_path,
+			       const char *blacklist_path,
+			       const char *filter_funcs_path);
+/* Free everything the handle loaded. Accepts NULL. */
+void kresolve_free(struct kresolve *kr);
+
+/*
+ * Can a kprobe be put on func? Returns
+ *   0            the function is known (or kallsyms could not be read),
+ *   -ENOENT      no such text symbol in kallsyms; err->msg names up to
+ *                KRESOLVE_MAX_MATCHES close matches, optimised clones
+ *                (func.isra.0, func.constprop.0, func.part.0...) first,
+ *   -EPERM       func is on the kprobe blacklist,
+ *   -EOPNOTSUPP  func is not in available_filter_functions (notrace or
+ *                inlined-only); a kprobe may still attach with a breakpoint,
+ *                but fprobes cannot. Callers placing kprobes may treat this
+ *                one as a warning.
+ *   -EINVAL      func is not a valid symbol name,
+ *   -ENOMEM.
+ * err may be NULL; when set, the caller clears it with ktrace_err_clear().
+ */
+int kresolve_func(struct kresolve *kr, const char *func,
+		  struct ktrace_err *err);
+
+/*
+ * Close matches of func among the kernel's text symbols, best first, at most
+ * max names. NULL-terminated vector; the caller frees it with
+ * ktrace_strv_free(). Returns NULL + errno (ENOENT when kallsyms cannot be
+ * read, ENOMEM). An empty vector means nothing is close.
+ */
+char **kresolve_suggest(struct kresolve *kr, const char *func, int max);
+
+/*
+ * The parameters of func from BTF, in order: names when !decl, C
+ * declarations ("const char *filename") when decl. A ".isra.N"-style clone
+ * is looked up under its base name. NULL-terminated vector; the caller frees
+ * it with ktrace_strv_free(). Returns NULL + errno: ENOENT (no BTF, or func
+ * has no BTF prototype; err says which), ENOMEM.
+ */
+char **kresolve_params(struct kresolve *kr, const char *func, bool decl,
+		       struct ktrace_err *err);
+
+/*
+ * The prototype of func as a C declaration
+ * ("long vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)").
+ * Returns a malloc'ed string the caller frees, or NULL + errno as for
+ * kresolve_params().
+ */
+char *kresolve_proto(struct kresolve *kr, const char *func,
+		     struct ktrace_err *err);
+
+/*
+ * Resolve one argument expression of a probe on func to a kprobe_events
+ * fetch argument and its type, for x86-64. expr is one of
+ *   NAME            a parameter of func (or $argN, N from 1)
+ *   $retval         the return value (is_return only)
+ *   X->field        through a pointer to a struct/union, any depth
+ *   X.field         a member of a struct reached through a pointer
+ * with anonymous struct/union members looked through.
+ *
+ * On success *fetcharg and *type are malloc'ed strings the caller frees, to
+ * be written as "NAME=<fetcharg>:<type>":
+ *   a parameter at entry       "%si"  with s32/u64/x64...
+ *   a field via a pointer      "+16(%dx)", chains "+8(+200(%di))"
+ *   char * / const char *      "+0(%si)" with "string" (the kernel reads the
+ *                              string at the address the last +0() yields)
+ *   a user-space char *        "+0(%si)" with "ustring"
+ *   char array in a struct     "+24(%di)" with "string"
+ *   other arrays               "+24(%di)" with "u32[4]" (up to 64 elements)
+ *   bitfield                   "+4(%di)" with "b3@5/32"
+ *   function pointer           "symbol"
+ * In a return probe, parameters become "$argN" (the kernel records them at
+ * entry, Linux 6.10 and later).
+ *
+ * User pointers: a char pointer whose BTF carries the "user" type tag is a
+ * ustring. Kernels built without __user tags in BTF (this is checked: no
+ * "user" TYPE_TAG anywhere in the BTF) get a heuristic instead: the pointer is
+ * taken as a user one when it is a direct parameter of a system call
+ * implementation (name starting with "__do_sys_", "__se_sys_", "__x64_sys_",
+ * "do_sys_" or "ksys_") or when the parameter name is one of "filename",
+ * "pathname", "oldname", "newname", "ubuf", "user_buf", or starts with
+ * "user" ("user", "userbuf"...). Fields are never user pointers by this
+ * heuristic. A wrong guess shows as "(fault)" in the trace.
+ *
+ * Errors (-errno, message in err, which may be NULL):
+ *   -ENOENT      no BTF, no prototype for func, unknown parameter (the
+ *                message lists the parameters), unknown field (the message
+ *                lists up to 10 fields of the struct),
+ *   -EINVAL      bad syntax, "->" on a non-pointer, "." on a non-struct,
+ *                $retval outside a return probe, a whole struct asked for,
+ *                a clone (".isra.N"...) whose prototype may differ,
+ *   -E2BIG       parameter beyond the 6 argument registers,
+ *   -EOPNOTSUPP  struct passed by value, floating point, void, bitfield
+ *                wider than its container allows,
+ *   -ENOMEM.
+ */
+int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
+		 bool is_return, char **fetcharg, char **type,
+		 struct ktrace_err *err);
+
+#endif /* KTRACE_KRESOLVE_H */
