@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for lib/kresolve.c: kallsyms checks, suggestions, BTF args. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bpf/btf.h>
+
+#include "kresolve.h"
+
+#define FIX_DIR	"tests/fixtures/kresolve"
+
+static char fix_dir[4096];
+static char kallsyms[4200], blacklist[4200], filters[4200];
+
+/* The fixtures live next to this source; find them from cwd or __FILE__. */
+static int find_fixtures(void **state)
+{
+	const char *src = __FILE__;
+	const char *slash = strrchr(src, '/');
+
+	(void)state;
+	if (access(FIX_DIR "/kallsyms", R_OK) == 0)
+		snprintf(fix_dir, sizeof(fix_dir), "%s", FIX_DIR);
+	else if (slash)
+		snprintf(fix_dir, sizeof(fix_dir), "%.*s/../fixtures/kresolve",
+			 (int)(slash - src), src);
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", fix_dir);
+	snprintf(blacklist, sizeof(blacklist), "%s/blacklist", fix_dir);
+	snprintf(filters, sizeof(filters), "%s/available_filter_functions",
+		 fix_dir);
+	return access(kallsyms, R_OK);
+}
+
+static struct kresolve *open_fixture(void)
+{
+	struct kresolve *kr = kresolve_open("/nonexistent/btf", kallsyms,
+					    blacklist, filters);
+
+	assert_non_null(kr);
+	return kr;
+}
+
+static void expect_func(struct kresolve *kr, const char *func, int want,
+			const char *msg)
+{
+	struct ktrace_err err = { .pos = -1 };
+	int ret = kresolve_func(kr, func, &err);
+
+	assert_int_equal(ret, want);
+	if (msg) {
+		assert_non_null(err.msg);
+		assert_string_equal(err.msg, msg);
+	} else {
+		assert_null(err.msg);
+	}
+	ktrace_err_clear(&err);
+}
+
+/* ------------------------------------------------------ kallsyms fixture */
+
+static void test_func_known(void **state)
+{
+	struct kresolve *kr = open_fixture();
+
+	(void)state;
+	expect_func(kr, "do_sys_open", 0, NULL);
+	expect_func(kr, "do_sys_openat2", 0, NULL);
+	expect_func(kr, "foo_helper.isra.0", 0, NULL);
+	expect_func(kr, "mymod_init", 0, NULL);
+	kresolve_free(kr);
+}
+
+static void test_func_close_matches(void **state)
+{
+	struct kresolve *kr = open_fixture();
+
+	(void)state;
+	expect_func(kr, "do_sys_opn", -ENOENT,
+		    "no such kernel function 'do_sys_opn'; did you mean: do_sys_open, do_sys_openat2, do_sys_poll?");
+	/* transposed letters */
+	expect_func(kr, "vfs_raed", -ENOENT,
+		    "no such kernel function 'vfs_raed'; did you mean: vfs_read, vfs_readv?");
+	/* data symbols are not functions, even when spelled exactly */
+	expect_func(kr, "do_sys_opem", -ENOENT,
+		    "no such kernel function 'do_sys_opem'; did you mean: do_sys_open, do_sys_openat2, do_sys_poll?");
+	expect_func(kr, "zzzzzzzzzzzz", -ENOENT,
+		    "no such kernel function 'zzzzzzzzzzzz'");
+	kresolve_free(kr);
+}
+
+static void test_func_clones(void **state)
+{
+	struct kresolve *kr = open_fixture();
+	char **v;
+
+	(void)state;
+	expect_func(kr, "foo_helper", -ENOENT,
+		    "no such kernel function 'foo_helper'; did you mean: foo_helper.isra.0, foo_helper.constprop.0?");
+	/* a clone that does not exist: the other clones and the base */
+	v = kresolve_suggest(kr, "bar_split.isra.0", 5);
+	assert_non_null(v);
+	assert_non_null(v[0]);
+	assert_non_null(v[1]);
+	assert_string_equal(v[0], "bar_split");
+	assert_string_equal(v[1], "bar_split.part.0");
+	ktrace_strv_free(v);
+	/* max is honoured */
+	v = kresolve_suggest(kr, "do_sys_opn", 1);
+	assert_non_null(v);
+	assert_string_equal(v[0], "do_sys_open");
+	assert_null(v[1]);
+	ktrace_strv_free(v);
+	v = kresolve_suggest(kr, "qqqqqqqqqqqqqqqq", 5);
+	assert_non_null(v);
+	assert_null(v[0]);
+	ktrace_strv_free(v);
+	kresolve_free(kr);
+}
+
+static void test_func_blacklist_notrace(void **state)
+{
+	struct kresolve *kr = open_fixture();
+
+	(void)state;
+	expect_func(kr, "exc_int3", -EPERM,
+		    "kernel function 'exc_int3' is on the kprobe blacklist and cannot be probed");
+	expect_func(kr, "mymod_func", -EPERM,
+		    "kernel function 'mymod_func' is on the kprobe blacklist and cannot be probed");
+	expect_func(kr, "notrace_helper", -EOPNOTSUPP,
+		    "kernel function 'notrace_helper' is not traceable (not in available_filter_functions)");
+	expect_func(kr, "do sys", -EINVAL,
+		    "'do sys' is not a valid kernel symbol name");
+	expect_func(kr, "", -EINVAL, "'' is not a valid kernel symbol name");
+	kresolve_free(kr);
+}
+
+static void test_func_missing_sources(void **state)
+{
+	struct kresolve *kr;
+
+	(void)state;
+	/* unreadable blacklist and filter list: those checks are skipped */
+	kr = kresolve_open("/nonexistent/btf", kallsyms, "/nonexistent/bl",
+			   "/nonexistent/aff");
+	assert_non_null(kr);
+	expect_func(kr, "exc_int3", 0, NULL);
+	expect_func(kr, "notrace_helper", 0, NULL);
+	expect_func(kr, "nope_nope", -ENOENT,
+		    "no such kernel function 'nope_nope'");
+	kresolve_free(kr);
+	/* no kallsyms: nothing can be said, suggestions fail */
+	kr = kresolve_open("/nonexistent/btf", "/nonexistent/kallsyms",
+			   blacklist, filters);
+	assert_non_null(kr);
+	assert_null(kresolve_suggest(kr, "do_sys_opn", 5));
+	assert_int_equal(errno, ENOENT);
+	expect_func(kr, "exc_int3", -EPERM,
+		    "kernel function 'exc_int3' is on the kprobe blacklist and cannot be probed");
+	kresolve_free(kr);
+}
+
+/* ------------------------------------------------------ synthetic BTF */
+
+static int write_btf(struct btf *btf, char *path, size_t len)
+{
+	const void *raw;
+	__u32 size;
+	int fd;
+
+	snprintf(path, len, "/tmp/test_kresolve.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	raw = btf__raw_data(btf, &size);
+	if (!raw || write(fd, raw, size) != (ssize_t)size) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * struct inner { int a; unsigned int bf1:3, bf2:5; char name[16];
+ *                u32 arr[4]; };                              size 40
+ * struct outer { long x; struct inner in; struct inner *pin;
+ *                const char *str; union { int u1; long u2; };
+ *                void (*fn)(void); bool flag; };              size 88
+ * struct big { long a, b, c; };  struct small { long a, b; };
+ * enum state f1(struct outer *o, int n, const char __user *up, u8 *bytes,
+ *               struct big b, long p6, long p7, long p8);
+ * long f2(struct small s, int x);
+ * void f3(void);
+ */
+static int synth_btf(char *path, size_t len)
+{
+	struct btf *btf = btf__new_empty();
+	int t_int, t_uint, t_char, t_uchar, t_long, t_bool, t_u8, t_u32;
+	int t_inner, t_outer, t_union, t_cchar, t_user, t_fnp, t_proto;
+	int t_big, t_small, t_enum, t_ret, t_pouter, t_pu8, t_pinner;
+	int t_name, t_arr, ret;
+
+	if (!btf)
+		return -1;
+	t_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	t_uint = btf__add_int(btf, "unsigned int", 4, 0);
+	t_char = btf__add_int(btf, "char", 1, BTF_INT_SIGNED);
+	t_uchar = btf__add_int(btf, "unsigned char", 1, 0);
+	t_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	t_bool = btf__add_int(btf, "_Bool", 1, BTF_INT_BOOL);
+	t_u8 = btf__add_typedef(btf, "u8", t_uchar);
+	t_u32 = btf__add_typedef(btf, "u32", t_uint);
+
+	/* members must directly follow their struct: make their types first */
+	t_name = btf__add_array(btf, t_int, t_char, 16);
+	t_arr = btf__add_array(btf, t_int, t_u32, 4);
+	t_inner = btf__add_struct(btf, "inner", 40);
+	btf__add_field(btf, "a", t_int, 0, 0);
+	btf__add_field(btf, "bf1", t_uint, 32, 3);
+	btf__add_field(btf, "bf2", t_uint, 35, 5);
+	btf__add_field(btf, "name", t_name, 64, 0);
+	btf__add_field(btf, "arr", t_arr, 192, 0);
+
+	t_union = btf__add_union(btf, NULL, 8);
+	btf__add_field(btf, "u1", t_int, 0, 0);
+	btf__add_field(btf, "u2", t_long, 0, 0);
+
+	t_cchar = btf__add_ptr(btf, btf__add_const(btf, t_char));
+	t_proto = btf__add_func_proto(btf, 0);
+	t_fnp = btf__add_ptr(btf, t_proto);
+
+	t_pinner = btf__add_ptr(btf, t_inner);
+	t_outer = btf__add_struct(btf, "outer", 88);
+	btf__add_field(btf, "x", t_long, 0, 0);
+	btf__add_field(btf, "in", t_inner, 64, 0);
+	btf__add_field(btf, "pin", t_pinner, 384, 0);
+	btf__add_field(btf, "str", t_cchar, 448, 0);
+	btf__add_field(btf, NULL, t_union, 512, 0);
+	btf__add_field(btf, "fn", t_fnp, 576, 0);
+	btf__add_field(btf, "flag", t_bool, 640, 0);
+
+	t_big = btf__add_struct(btf, "big", 24);
+	btf__add_field(btf, "a", t_long, 0, 0);
+	btf__add_field(btf, "b", t_long, 64, 0);
+	btf__add_field(btf, "c", t_long, 128, 0);
+	t_small = btf__add_struct(btf, "small", 16);
+	btf__add_field(btf, "a", t_long, 0, 0);
+	btf__add_field(btf, "b", t_long, 64, 0);
+
+	t_enum = btf__add_enum(btf, "state", 4);
+	btf__add_enum_value(btf, "ST_A", 0);
+	btf__add_enum_value(btf, "ST_B", 1);
+
+	/* const char __user *: PTR -> TYPE_TAG(user) -> CONST -> char */
+	t_user = btf__add_ptr(btf, btf__add_type_tag(btf, "user",
+						     btf__add_const(btf,
+								    t_char)));
+
+	t_pouter = btf__add_ptr(btf, t_outer);
+	t_pu8 = btf__add_ptr(btf, t_u8);
+	/* parameters must directly follow their FUNC_PROTO */
+	t_ret = btf__add_func_proto(btf, t_enum);
+	btf__add_func_param(btf, "o", t_pouter);
+	btf__add_func_param(btf, "n", t_int);
+	btf__add_func_param(btf, "up", t_user);
+	btf__add_func_param(btf, "bytes", t_pu8);
+	btf__add_func_param(btf, "b", t_big);
+	btf__add_func_param(btf, "p6", t_long);
+	btf__add_func_param(btf, "p7", t_long);
+	btf__add_func_param(btf, "p8", t_long);
+	btf__add_func(btf, "f1", BTF_FUNC_GLOBAL, t_ret);
+
+	t_ret = btf__add_func_proto(btf, t_long);
+	btf__add_func_param(btf, "s", t_small);
+	btf__add_func_param(btf, "x", t_int);
+	btf__add_func(btf, "f2", BTF_FUNC_GLOBAL, t_ret);
+
+	btf__add_func(btf, "f3", BTF_FUNC_GLOBAL, btf__add_func_proto(btf, 0));
+
+	ret = write_btf(btf, path, len);
+	btf__free(btf);
+	return ret;
+}
+
+/* BTF without any "user" tag: the parameter name heuristic applies. */
+static int synth_btf_notags(char *path, size_t len)
+{
+	struct btf *btf = btf__new_empty();
+	int t_char, t_cchar, t_int, proto, ret;
+
+	if (!btf)
+		return -1;
+	t_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	t_char = btf__add_int(btf, "char", 1, BTF_INT_SIGNED);
+	t_cchar = btf__add_ptr(btf, btf__add_const(btf, t_char));
+	proto = btf__add_func_proto(btf, t_int);
+	btf__add_func_param(btf, "filename", t_cchar);
+	btf__add_func_param(btf, "kname", t_cchar);
+	btf__add_func_param(btf, "user_path", t_cchar);
+	btf__add_func(btf, "some_func", BTF_FUNC_GLOBAL, proto);
+	proto = btf__add_func_proto(btf, t_int);
+	btf__add_func_param(btf, "p", t_cchar);
+	btf__add_func(btf, "ksys_thing", BTF_FUNC_GLOBAL, proto);
+	ret = write_btf(btf, path, len);
+	btf__free(btf);
+	return ret;
+}
+
+struct synth_state {
+	char path[64];
+	struct kresolve *kr;
+};
+
+static int synth_setup(void **state)
+{
+	struct synth_state *st = calloc(1, sizeof(*st));
+
+	if (!st || synth_btf(st->path, sizeof(st->path)))
+		return -1;
+	st->kr = kresolve_open(st->path, kallsyms, blacklist, filters);
+	*state = st;
+	return st->kr ? 0 : -1;
+}
+
+static int synth_teardown(void **state)
+{
+	struct synth_state *st = *state;
+
+	kresolve_free(st->kr);
+	unlink(st->path);
+	free(st);
+	return 0;
+}
+
+static void expect_arg(struct kresolve *kr, const char *func, const char *expr,
+		       bool ret_probe, const char *fetch, const char *type)
+{
+	struct ktrace_err err = { .pos = -1 };
+	char *fa = NULL, *ty = NULL;
+	int ret;
+
+	ret = kresolve_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
+	if (ret)
+		fail_msg("%s %s: %d %s", func, expr, ret, err.msg);
+	assert_string_equal(fa, fetch);
+	assert_string_equal(ty, type);
+	assert_null(err.msg);
+	free(fa);
+	free(ty);
+}
+
+/* msg NULL: only the error code is checked. pos < -1: not checked. */
+static void expect_arg_err(struct kresolve *kr, const char *func,
+			   const char *expr, bool ret_probe, int want,
+			   const char *msg, int pos)
+{
+	struct ktrace_err err = { .pos = -1 };
+	char *fa = (char *)1, *ty = (char *)1;
+	int ret;
+
+	ret = kresolve_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
+	assert_int_equal(ret, want);
+	assert_null(fa);
+	assert_null(ty);
+	assert_non_null(err.msg);
+	if (msg)
+		assert_string_equal(err.msg, msg);
+	if (pos >= -1)
+		assert_int_equal(err.pos, pos);
+	ktrace_err_clear(&err);
+}
+
+static void test_synth_scalars(void **state)
+{
+	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+
+	expect_arg(kr, "f1", "o", false, "%di", "x64");
+	expect_arg(kr, "f1", "n", false, "%si", "s32");
+	expect_arg(kr, "f1", "$arg2", false, "%si", "s32");
+	expect_arg(kr, "f1", "up", false, "+0(%dx)", "ustring");
+	/* u8 * is a byte buffer, not a string */
+	expect_arg(kr, "f1", "bytes", false, "%cx", "x64");
+	/* b (24 bytes) goes on the stack: p6 and p7 take the last registers */
+	expect_arg(kr, "f1", "p6", false, "%r8", "s64");
+	expect_arg(kr, "f1", "p7", false, "%r9", "s64");
+	expect_arg_err(kr, "f1", "p8", false, -E2BIG, NULL, 0);
+	/* struct small (16 bytes) takes two registers */
+	expect_arg(kr, "f2", "x", false, "%dx", "s32");
+	expect_arg(kr, "f1", "$retval", true, "$retval", "u32");
+	expect_arg(kr, "f2", "$retval", true, "$retval", "s64");
+	expect_arg_err(kr, "f3", "$retval", true, -EOPNOTSUPP,
+		       "'$retval' is void", -2);
+	expect_arg_err(kr, "f1", "$retval", false, -EINVAL,
+		       "$retval is only available in a return probe (f1%return)",
+		       0);
+	/* in a return probe, parameters come from the kernel's entry copy */
+	expect_arg(kr, "f1", "n", true, "$arg2", "s32");
+	expect_arg(kr, "f1", "o->x", true, "+0($arg1)", "s64");
+}
+
+static void test_synth_fields(void **state)
+{
+	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+
+	expect_arg(kr, "f1", "o->x", false, "+0(%di)", "s64");
+	expect_arg(kr, "f1", "o->in.a", false, "+8(%di)", "s32");
+	expect_arg(kr, "f1", "o->in.bf1", false, "+12(%di)", "b3@0/32");
+	expect_arg(kr, "f1", "o->in.bf2", false, "+12(%di)", "b5@3/32");
+	expect_arg(kr, "f1", "o->in.name", false, "+16(%di)", "string");
+	expect_arg(kr, "f1", "o->in.arr", false, "+32(%di)", "u32[4]");
+	expect_arg(kr, "f1", "o->pin", false, "+48(%di)", "x64");
+	expect_arg(kr, "f1", "o->pin->a", false, "+0(+48(%di))", "s32");
+	expect_arg(kr, "f1", "o->pin->name", false, "+8(+48(%di))",
+		   "string");
+	/* BTF has user tags, so an untagged char * is a kernel string */
+	expect_arg(kr, "f1", "o->str", false, "+0(+56(%di))", "string");
+	expect_arg(kr, "f1", "o->u1", false, "+64(%di)", "s32");
+	expect_arg(kr, "f1", "o->u2", false, "+64(%di)", "s64");
+	expect_arg(kr, "f1", "o->fn", false, "+72(%di)", "symbol");
+	expect_arg(kr, "f1", "o->flag", false, "+80(%di)", "u8");
+}
+
+static void test_synth_errors(void **state)
+{
+	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+
+	expect_arg_err(kr, "f1", "nope", false, -ENOENT,
+		       "f1 has no parameter 'nope'; parameters: o, n, up, bytes, b, p6, p7, p8",
+		       0);
+	expect_arg_err(kr, "f3", "nope", false, -ENOENT,
+		       "f3 has no parameter 'nope'; it takes no parameters", 0);
+	expect_arg_err(kr, "f1", "o->nope", false, -ENOENT,
+		       "struct outer has no field 'nope'; fields: x, in, pin, str, u1, u2, fn, flag",
+		       3);
+	expect_arg_err(kr, "f1", "n->x", false, -EINVAL,
+		       "'n' is not a pointer (it is int)", 3);
+	expect_arg_err(kr, "f1", "o.x", false, -EINVAL,
+		       "'o' is a pointer; use '->'", 2);
+	expect_arg_err(kr, "f1", "o->in->a", false, -EINVAL,
+		       "'o->in' is not a pointer (it is struct inner); use '.'",
+		       7);
+	expect_arg_err(kr, "f1", "o->x.y", false, -EINVAL,
+		       "'o->x' is long, not a struct or union", 5);
+	expect_arg_err(kr, "f1", "o->in.bf1.z", false, -EINVAL,
+		       "'o->in.bf1' is a bitfield", 10);
+	/* 24 bytes by value: on the stack */
+	expect_arg_err(kr, "f1", "b.a", false, -E2BIG,
+		       "parameter 'b' is not passed in a register (x86-64 passes the first 6 integer arguments in registers)",
+		       0);
+	/* 16 bytes by value: in registers, but fields cannot be had */
+	expect_arg_err(kr, "f2", "s.a", false, -EOPNOTSUPP,
+		       "'s' is a struct passed by value: its fields cannot be fetched",
+		       2);
+	expect_arg_err(kr, "f1", "o->in", false, -EINVAL,
+		       "'o->in' is a whole struct inner; pick a field with '.' (fields: a, bf1, bf2, name, arr)",
+		       -2);
+	expect_arg_err(kr, "f1", "o-x", false, -EINVAL,
+		       "expected '->' or '.' after 'o'", 1);
+	expect_arg_err(kr, "f1", "o->", false, -EINVAL,
+		       "expected a field name after '->'", 3);
+	expect_arg_err(kr, "f1", "$arg9", false, -ENOENT,
+		       "f1 takes 8 parameters; there is no $arg9", 0);
+	expect_arg_err(kr, "f1", "9x", false, -EINVAL, NULL, 0);
+	expect_arg_err(kr, "nofunc", "x", false, -ENOENT, NULL, -2);
+	expect_arg_err(kr, "f1.isra.0", "o", false, -EINVAL, NULL, -2);
+}
+
+static void test_synth_params(void **state)
+{
+	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+	struct ktrace_err err = { .pos = -1 };
+	char **v;
+	char *s;
+
+	v = kresolve_params(kr, "f2", false, &err);
+	assert_non_null(v);
+	assert_string_equal(v[0], "s");
+	assert_string_equal(v[1], "x");
+	assert_null(v[2]);
+	ktrace_strv_free(v);
+	v = kresolve_params(kr, "f2", true, &err);
+	assert_non_null(v);
+	assert_string_equal(v[0], "struct small s");
+	assert_string_equal(v[1], "int x");
+	assert_null(v[2]);
+	ktrace_strv_free(v);
+	/* clones are looked up under their base name */
+	v = kresolve_params(kr, "f2.constprop.0", false, &err);
+	assert_non_null(v);
+	assert_string_equal(v[1], "x");
+	ktrace_strv_free(v);
+	s = kresolve_proto(kr, "f2", &err);
+	assert_non_null(s);
+	assert_string_equal(s, "long f2(struct small s, int x)");
+	free(s);
+	assert_null(kresolve_params(kr, "nofunc", false, &err));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(err.msg);
+	ktrace_err_clear(&err);
+}
+
+static void test_heuristic_user(void **state)
+{
+	struct kresolve *kr;
+	char path[64];
+
+	(void)state;
+	assert_int_equal(synth_btf_notags(path, sizeof(path)), 0);
+	kr = kresolve_open(path, kallsyms, blacklist, filters);
+	assert_non_null(kr);
+	expect_arg(kr, "some_func", "filename", false, "+0(%di)", "ustring");
+	expect_arg(kr, "some_func", "kname", false, "+0(%si)", "string");
+	expect_arg(kr, "some_func", "user_path", false, "+0(%dx)", "ustring");
+	expect_arg(kr, "ksys_thing", "p", false, "+0(%di)", "ustring");
+	kresolve_free(kr);
+	unlink(path);
+}
+
+static void test_no_btf(void **state)
+{
+	struct kresolve *kr = open_fixture();
+	struct ktrace_err err = { .pos = -1 };
+	char *fa, *ty;
+
+	(void)state;
+	assert_int_equal(kresolve_arg(kr, "do_sys_open", "dfd", false, &fa,
+				      &ty, &err), -ENOENT);
+	assert_non_null(err.msg);
+	assert_non_null(strstr(err.msg, "cannot read kernel BTF from /nonexistent/btf"));
+	ktrace_err_clear(&err);
+	kresolve_free(kr);
+}
+
+/* ------------------------------------------------------ the host's BTF */
+
+/* Byte offset of member name in struct sname, from BTF directly. */
+static long btf_member_off(const char *sname, const char *name)
+{
+	struct btf *btf = btf__parse(KRESOLVE_BTF_PATH, NULL);
+	const struct btf_type *t;
+	const struct btf_member *m;
+	long off = -1;
+	int id;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		m = btf_members(t) + i;
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			off = btf_member_bit_offset(t, i) / 8;
+	}
+	btf__free(btf);
+	return off;
+}
+
+static void test_vmlinux(void **state)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct kresolve *kr;
+	char buf[64];
+	long off;
+	char **v;
+
+	(void)state;
+	if (access(KRESOLVE_BTF_PATH, R_OK))
+		skip();
+	kr = kresolve_open(NULL, kallsyms, blacklist, filters);
+	assert_non_null(kr);
+	expect_arg(kr, "do_sys_openat2", "dfd", false, "%di", "s32");
+	/* no __user tag in this BTF or a tag: ustring either way */
+	expect_arg(kr, "do_sys_openat2", "filename", false, "+0(%si)",
+		   "ustring");
+	off = btf_member_off("open_how", "flags");
+	assert_true(off >= 0);
+	snprintf(buf, sizeof(buf), "+%ld(%%dx)", off);
+	expect_arg(kr, "do_sys_openat2", "how->flags", false, buf, "u64");
+	off = btf_member_off("open_how", "resolve");
+	assert_true(off >= 0);
+	snprintf(buf, sizeof(buf), "+%ld(%%dx)", off);
+	expect_arg(kr, "do_sys_openat2", "how->resolve", false, buf, "u64");
+	expect_arg(kr, "do_sys_openat2", "$retval", true, "$retval", "s32");
+	expect_arg(kr, "vfs_read", "$retval", true, "$retval", "s64");
+	expect_arg_err(kr, "do_sys_openat2", "fname", false, -ENOENT,
+		       "do_sys_openat2 has no parameter 'fname'; parameters: dfd, filename, how",
+		       0);
+	expect_arg_err(kr, "do_sys_openat2", "how->nope", false, -ENOENT,
+		       "struct open_how has no field 'nope'; fields: flags, mode, resolve",
+		       5);
+	v = kresolve_params(kr, "do_sys_openat2", false, &err);
+	assert_non_null(v);
+	assert_string_equal(v[0], "dfd");
+	assert_string_equal(v[1], "filename");
+	assert_string_equal(v[2], "how");
+	assert_null(v[3]);
+	ktrace_strv_free(v);
+	kresolve_free(kr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_func_known),
+		cmocka_unit_test(test_func_close_matches),
+		cmocka_unit_test(test_func_clones),
+		cmocka_unit_test(test_func_blacklist_notrace),
+		cmocka_unit_test(test_func_missing_sources),
+		cmocka_unit_test_setup_teardown(test_synth_scalars,
+						synth_setup, synth_teardown),
+		cmocka_unit_test_setup_teardown(test_synth_fields,
+						synth_setup, synth_teardown),
+		cmocka_unit_test_setup_teardown(test_synth_errors,
+						synth_setup, synth_teardown),
+		cmocka_unit_test_setup_teardown(test_synth_params,
+						synth_setup, synth_teardown),
+		cmocka_unit_test(test_heuristic_user),
+		cmocka_unit_test(test_no_btf),
+		cmocka_unit_test(test_vmlinux),
+	};
+
+	return cmocka_run_group_tests(tests, find_fixtures, NULL);
+}
