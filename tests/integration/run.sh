@@ -1,0 +1,36 @@
+#!/bin/bash
+# Integration tier: ktrace against the real tracefs (root). Each
+# tests/integration/t_*.sh file defines functions named t_*; every one runs
+# in a subshell, and afterwards the kernel's tracing state must be exactly as
+# before the run (no events, filters, instances or probes left behind).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh
+if [ "$(id -u)" != 0 ]; then
+	echo "integration: needs root"; echo "integration: 0 passed, 1 failed"; exit 1
+fi
+[ -d $TFS/events ] || mount -t tracefs nodev $TFS
+before=$(tfs_snapshot)
+pass=0; failed=0; failures=""
+for f in tests/integration/t_*.sh; do
+	for t in $(grep -o '^t_[a-z0-9_]*' "$f"); do
+		T_FAILMSG=""
+		msg=$( . "$f"; set +e; T_FAILMSG=""
+		       $t >/tmp/ktrace-it-log 2>&1; st=$?
+		       [ $st = 0 ] || echo "${T_FAILMSG:-exit $st: $(tail -5 /tmp/ktrace-it-log)}" )
+		if [ -z "$msg" ]; then
+			pass=$((pass + 1)); echo "PASS $t"
+		else
+			failed=$((failed + 1)); echo "FAIL $t: $msg"
+			failures="$failures $t"
+		fi
+		now=$(tfs_snapshot)
+		if [ "$now" != "$before" ]; then
+			failed=$((failed + 1))
+			echo "FAIL $t left tracing state behind:"
+			diff <(echo "$before") <(echo "$now") | head -20
+			before=$now
+		fi
+	done
+done
+echo "integration: $pass passed, $failed failed"
+[ $failed = 0 ]
