@@ -62,8 +62,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Start of the field-th whitespace separated field of line, NUL-ended. */
-static char *line_field(char *line, int field)
+/*
+ * Start of the field-th whitespace separated field of line, NUL-ended.
+ * *rest (optional) receives where the rest of the line starts, or NULL
+ * when the field ended the line.
+ */
+static char *line_field(char *line, int field, char **rest)
 {
 	char *p = line, *end;
 
@@ -76,6 +80,8 @@ static char *line_field(char *line, int field)
 		while (*end && *end != ' ' && *end != '\t')
 			end++;
 		if (field-- == 0) {
+			if (rest)
+				*rest = *end ? end + 1 : NULL;
 			*end = '\0';
 			return p;
 		}
@@ -88,7 +94,7 @@ static char *line_field(char *line, int field)
 static int symset_load(struct symset *set, const char *path, enum symfile kind)
 {
 	size_t cap = 0, len;
-	char *line, *next, *name, *type;
+	char *line, *next, *name, *type, *rest;
 	char **nv;
 
 	if (set->loaded)
@@ -99,24 +105,25 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 		set->missing = true;
 		return -ENOENT;
 	}
-	for (line = set->buf; line && *line; line = next) {
+	for (line = set->buf; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		switch (kind) {
 		case SYMFILE_KALLSYMS:
-			type = line_field(line, 1);
-			if (!type || (strcmp(type, "t") && strcmp(type, "T")))
+			type = line_field(line, 1, &rest);
+			if (!type || !rest ||
+			    (strcmp(type, "t") && strcmp(type, "T")))
 				continue;
-			name = line_field(type + 2, 0);
+			name = line_field(rest, 0, NULL);
 			break;
 		case SYMFILE_BLACKLIST:
-			name = line_field(line, 1);
+			name = line_field(line, 1, NULL);
 			break;
 		default:
 			if (*line == '#')
 				continue;
-			name = line_field(line, 0);
+			name = line_field(line, 0, NULL);
 			break;
 		}
 		if (!name)

@@ -75,6 +75,8 @@ static void test_func_known(void **state)
 	expect_func(kr, "do_sys_openat2", 0, NULL);
 	expect_func(kr, "foo_helper.isra.0", 0, NULL);
 	expect_func(kr, "mymod_init", 0, NULL);
+	/* after a blank and a truncated line */
+	expect_func(kr, "after_blank", 0, NULL);
 	kresolve_free(kr);
 }
 
