@@ -118,14 +118,16 @@ char *kresolve_proto(struct kresolve *kr, const char *func,
  * "user" ("user", "userbuf"...). Fields are never user pointers by this
  * heuristic. A wrong guess shows as "(fault)" in the trace.
  *
- * Errors (-errno, message in err, which may be NULL):
+ * Errors (-errno, message in err, which may be NULL; for errors in expr,
+ * err->input is a copy of expr and err->pos the offending offset):
  *   -ENOENT      no BTF, no prototype for func, unknown parameter (the
  *                message lists the parameters), unknown field (the message
  *                lists up to 10 fields of the struct),
  *   -EINVAL      bad syntax, "->" on a non-pointer, "." on a non-struct,
  *                $retval outside a return probe, a whole struct asked for,
  *                a clone (".isra.N"...) whose prototype may differ,
- *   -E2BIG       parameter beyond the 6 argument registers,
+ *   -E2BIG       parameter not in one of the 6 argument registers (too
+ *                far down the list, or a struct over 16 bytes by value),
  *   -EOPNOTSUPP  struct passed by value, floating point, void, bitfield
  *                wider than its container allows,
  *   -ENOMEM.
