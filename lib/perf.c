@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * perf_event_open sessions: sampling rings and counters. See perf.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include "internal.h"
+#include "perf.h"
+
+struct pfd {
+	int fd;
+	int event;
+	int cpu;
+	pid_t pid;
+};
+
+struct pid_map {
+	uint64_t id;
+	int event;
+	int cpu;
+};
+
+struct kt_perf {
+	struct pfd *fds;
+	int nr_fds;
+	int nr_rings;
+	struct kt_ring *rings;
+	void **maps;
+	int *ring_cpu;
+	struct pollfd *pfds;	/* one per ring: the owner fd */
+	size_t page, pages, map_len;
+	uint64_t sample_type;
+	struct pid_map *ids;	/* sorted by id */
+	int nr_ids;
+};
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+			       int cpu, int group, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+int kt_online_cpus(int **cpus)
+{
+	char *txt, *p;
+	int *v = NULL, n = 0, cap = 0;
+
+	*cpus = NULL;
+	txt = kt_read_file("/sys/devices/system/cpu/online", NULL);
+	if (!txt)
+		return -errno;
+	p = txt;
+	while (*p && *p != '\n') {
+		char *end;
+		long a, b;
+
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0)
+			goto bad;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				goto bad;
+			p = end;
+		}
+		for (; a <= b; a++) {
+			if (n == cap) {
+				int *nv;
+
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					free(txt);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[n++] = a;
+		}
+		if (*p == ',')
+			p++;
+	}
+	free(txt);
+	if (!n) {
+		free(v);
+		return -EINVAL;
+	}
+	*cpus = v;
+	return n;
+bad:
+	free(v);
+	free(txt);
+	return -EINVAL;
+}
+
+size_t kt_perf_default_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return KT_PERF_DEFAULT_RING_BYTES / (page > 0 ? page : 4096);
+}
+
+int kt_perf_parse_pages(const char *s, size_t *pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long v, mult = 0;
+	char *end;
+	size_t n = 1;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K':
+		mult = 1ull << 10;
+		break;
+	case 'M':
+		mult = 1ull << 20;
+		break;
+	case 'G':
+		mult = 1ull << 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mult) {
+		end++;
+		if (toupper((unsigned char)*end) == 'I')
+			end++;
+		if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+		if (v > (1ull << 30))
+			return -ERANGE;
+		v = (v * mult + page - 1) / page;
+	}
+	if (!v)
+		return -EINVAL;
+	if (v > (1ull << 30) / page)
+		return -ERANGE;
+	while (n < v)
+		n <<= 1;
+	*pages = n;
+	return 0;
+}
+
+static void fail_set(struct kt_perf_fail *f, int err, enum kt_perf_stage st,
+		     int event, int cpu, pid_t pid)
+{
+	if (!f)
+		return;
+	f->err = err;
+	f->stage = st;
+	f->event = event;
+	f->cpu = cpu;
+	f->pid = pid;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct pid_map *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void kt_perf_free(struct kt_perf *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_rings; i++) {
+		kt_ring_fini(&p->rings[i]);
+		if (p->maps[i])
+			munmap(p->maps[i], p->map_len);
+	}
+	for (i = 0; i < p->nr_fds; i++)
+		close(p->fds[i].fd);
+	free(p->fds);
+	free(p->rings);
+	free(p->maps);
+	free(p->ring_cpu);
+	free(p->pfds);
+	free(p->ids);
+	free(p);
+}
+
+static int ring_map(struct kt_perf *p, int fd, int cpu)
+{
+	int r = p->nr_rings;
+	void *m;
+	int err;
+
+	m = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	p->maps[r] = m;
+	p->nr_rings++;
+	err = kt_ring_init(&p->rings[r], m, p->page, p->pages * p->page);
+	if (err)
+		return err;
+	p->ring_cpu[r] = cpu;
+	p->pfds[r].fd = fd;
+	p->pfds[r].events = POLLIN;
+	return 0;
+}
+
+struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
+			     const struct kt_perf_opts *opts,
+			     struct kt_perf_fail *fail)
+{
+	static const pid_t all = -1;
+	struct kt_perf *p;
+	int *cpus = NULL, nr_cpus, ci, pi, e, err = 0;
+	const pid_t *pids = &all;
+	int nr_pids = 1;
+	size_t nfds;
+
+	if (fail) {
+		memset(fail, 0, sizeof(*fail));
+		fail->event = fail->cpu = fail->pid = -1;
+	}
+	if (!evs || nr_evs <= 0 || !opts) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->page = sysconf(_SC_PAGESIZE);
+	p->pages = opts->ring_pages ? opts->ring_pages : kt_perf_default_pages();
+	if (p->pages & (p->pages - 1)) {
+		free(p);
+		errno = EINVAL;
+		return NULL;
+	}
+	p->map_len = (p->pages + 1) * p->page;
+	if (opts->cpus && opts->nr_cpus > 0) {
+		nr_cpus = opts->nr_cpus;
+		cpus = malloc(nr_cpus * sizeof(*cpus));
+		if (!cpus) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(cpus, opts->cpus, nr_cpus * sizeof(*cpus));
+	} else {
+		nr_cpus = kt_online_cpus(&cpus);
+		if (nr_cpus < 0) {
+			err = nr_cpus;
+			fail_set(fail, -err, KT_PERF_STAGE_CPUS, -1, -1, -1);
+			goto out;
+		}
+	}
+	if (opts->pids && opts->nr_pids > 0) {
+		pids = opts->pids;
+		nr_pids = opts->nr_pids;
+	}
+	nfds = (size_t)nr_cpus * nr_pids * nr_evs;
+	p->fds = calloc(nfds, sizeof(*p->fds));
+	p->ids = calloc(nfds, sizeof(*p->ids));
+	p->rings = calloc(nr_cpus, sizeof(*p->rings));
+	p->maps = calloc(nr_cpus, sizeof(*p->maps));
+	p->ring_cpu = calloc(nr_cpus, sizeof(*p->ring_cpu));
+	p->pfds = calloc(nr_cpus, sizeof(*p->pfds));
+	if (!p->fds || !p->ids || !p->rings || !p->maps || !p->ring_cpu ||
+	    !p->pfds) {
+		err = -ENOMEM;
+		goto out;
+	}
+	p->sample_type = KT_PERF_SAMPLE_TYPE;
+	if (opts->callchain)
+		p->sample_type |= PERF_SAMPLE_CALLCHAIN;
+
+	for (ci = 0; ci < nr_cpus; ci++) {
+		int owner = -1;
+
+		for (pi = 0; pi < nr_pids; pi++) {
+			for (e = 0; e < nr_evs; e++) {
+				struct perf_event_attr a;
+				struct pfd *f = &p->fds[p->nr_fds];
+				uint64_t id;
+				int fd;
+
+				memset(&a, 0, sizeof(a));
+				a.size = sizeof(a);
+				a.type = evs[e].type;
+				a.config = evs[e].config;
+				a.sample_period = 1;
+				a.sample_type = p->sample_type;
+				a.disabled = 1;
+				a.inherit = opts->inherit;
+				a.enable_on_exec = opts->enable_on_exec;
+				a.sample_id_all = 1;
+				a.use_clockid = 1;
+				a.clockid = CLOCK_MONOTONIC;
+				a.watermark = 1;
+				a.wakeup_watermark = opts->wakeup_bytes ?
+					opts->wakeup_bytes :
+					p->pages * p->page / 4;
+				if (e == 0) {
+					a.comm = 1;
+					a.comm_exec = 1;
+					a.mmap = 1;
+					a.mmap2 = 1;
+					a.task = 1;
+				}
+				fd = sys_perf_event_open(&a, pids[pi], cpus[ci],
+							 -1,
+							 PERF_FLAG_FD_CLOEXEC);
+				if (fd < 0) {
+					err = -errno;
+					fail_set(fail, errno, KT_PERF_STAGE_OPEN,
+						 e, cpus[ci], pids[pi]);
+					goto out;
+				}
+				f->fd = fd;
+				f->event = e;
+				f->cpu = cpus[ci];
+				f->pid = pids[pi];
+				p->nr_fds++;
+				if (evs[e].filter &&
+				    ioctl(fd, PERF_EVENT_IOC_SET_FILTER,
+					  evs[e].filter) < 0) {
+					err = -errno;
+					fail_set(fail, errno,
+						 KT_PERF_STAGE_FILTER, e,
+						 cpus[ci], pids[pi]);
+					goto out;
+				}
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+					err = -errno;
+					fail_set(fail, errno,
+						 KT_PERF_STAGE_OUTPUT, e,
+						 cpus[ci], pids[pi]);
+					goto out;
+				}
+				p->ids[p->nr_ids].id = id;
+				p->ids[p->nr_ids].event = e;
+				p->ids[p->nr_ids].cpu = cpus[ci];
+				p->nr_ids++;
+				if (owner < 0) {
+					err = ring_map(p, fd, cpus[ci]);
+					if (err) {
+						fail_set(fail, -err,
+							 KT_PERF_STAGE_MMAP,
+							 e, cpus[ci],
+							 pids[pi]);
+						if (fail) {
+							fail->ring_bytes =
+								p->map_len;
+							fail->nr_rings =
+								nr_cpus;
+						}
+						goto out;
+					}
+					owner = fd;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+						 owner) < 0) {
+					err = -errno;
+					fail_set(fail, errno,
+						 KT_PERF_STAGE_OUTPUT, e,
+						 cpus[ci], pids[pi]);
+					goto out;
+				}
+			}
+		}
+	}
+	qsort(p->ids, p->nr_ids, sizeof(*p->ids), id_cmp);
+out:
+	free(cpus);
+	if (err) {
+		kt_perf_free(p);
+		errno = -err;
+		return NULL;
+	}
+	return p;
+}
+
+static int ioctl_all(struct kt_perf *p, unsigned long req)
+{
+	int i, err = 0;
+
+	for (i = 0; i < p->nr_fds; i++)
+		if (ioctl(p->fds[i].fd, req, 0) < 0 && !err)
+			err = -errno;
+	return err;
+}
+
+int kt_perf_enable(struct kt_perf *p)
+{
+	return ioctl_all(p, PERF_EVENT_IOC_ENABLE);
+}
+
+int kt_perf_disable(struct kt_perf *p)
+{
+	return ioctl_all(p, PERF_EVENT_IOC_DISABLE);
+}
+
+uint64_t kt_perf_sample_type(const struct kt_perf *p)
+{
+	return p->sample_type;
+}
+
+int kt_perf_nr_rings(const struct kt_perf *p)
+{
+	return p->nr_rings;
+}
+
+struct kt_ring *kt_perf_ring(struct kt_perf *p, int i)
+{
+	return (i >= 0 && i < p->nr_rings) ? &p->rings[i] : NULL;
+}
+
+int kt_perf_ring_cpu(const struct kt_perf *p, int i)
+{
+	return (i >= 0 && i < p->nr_rings) ? p->ring_cpu[i] : -1;
+}
+
+size_t kt_perf_ring_bytes(const struct kt_perf *p)
+{
+	return p->pages * p->page;
+}
+
+int kt_perf_id_event(const struct kt_perf *p, uint64_t id)
+{
+	int lo = 0, hi = p->nr_ids - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (p->ids[mid].id == id)
+			return p->ids[mid].event;
+		if (p->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+int kt_perf_nr_ids(const struct kt_perf *p)
+{
+	return p->nr_ids;
+}
+
+void kt_perf_id_get(const struct kt_perf *p, int i, uint64_t *id, int *event,
+		    int *cpu)
+{
+	*id = p->ids[i].id;
+	*event = p->ids[i].event;
+	*cpu = p->ids[i].cpu;
+}
+
+int kt_perf_poll(struct kt_perf *p, int timeout_ms, bool *all_hup)
+{
+	int i, n, hup = 0;
+
+	if (all_hup)
+		*all_hup = false;
+	n = poll(p->pfds, p->nr_rings, timeout_ms);
+	if (n < 0)
+		return -errno;
+	for (i = 0; i < p->nr_rings; i++)
+		if (p->pfds[i].revents & (POLLHUP | POLLERR))
+			hup++;
+	if (all_hup && p->nr_rings && hup == p->nr_rings)
+		*all_hup = true;
+	return n;
+}
+
+/* A number from a /proc file, or -1. */
+static long long proc_num(const char *path)
+{
+	char *t = kt_read_file(path, NULL);
+	long long v;
+
+	if (!t)
+		return -1;
+	v = strtoll(t, NULL, 10);
+	free(t);
+	return v;
+}
+
+int kt_perf_advice(const struct kt_perf_fail *f, char *buf, size_t len)
+{
+	long long paranoid = proc_num("/proc/sys/kernel/perf_event_paranoid");
+	long long mlock_kb = proc_num("/proc/sys/kernel/perf_event_mlock_kb");
+	struct rlimit rl = { 0, 0 };
+	char rls[32];
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		snprintf(rls, sizeof(rls), "unlimited");
+	else
+		snprintf(rls, sizeof(rls), "%llu KiB",
+			 (unsigned long long)rl.rlim_cur / 1024);
+
+	if (f->stage == KT_PERF_STAGE_MMAP && f->err == EPERM)
+		return snprintf(buf, len,
+				"mapping %d ring(s) of %zu KiB went over the locked-memory limit: perf_event_mlock_kb is %lld KiB per CPU, RLIMIT_MEMLOCK is %s.\nUse a smaller -m, raise /proc/sys/kernel/perf_event_mlock_kb or 'ulimit -l', or run with CAP_IPC_LOCK.",
+				f->nr_rings, f->ring_bytes / 1024, mlock_kb,
+				rls);
+	if (f->stage == KT_PERF_STAGE_MMAP && f->err == ENOMEM)
+		return snprintf(buf, len,
+				"the kernel could not allocate %d ring(s) of %zu KiB.\nUse a smaller -m.",
+				f->nr_rings, f->ring_bytes / 1024);
+	if (f->err == EACCES || f->err == EPERM)
+		return snprintf(buf, len,
+				"perf_event_open was refused: perf_event_paranoid is %lld.\nRun as root or with CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid.",
+				paranoid);
+	if (f->err == EMFILE || f->err == ENFILE)
+		return snprintf(buf, len,
+				"out of file descriptors (one per event and CPU).\nRaise 'ulimit -n' or trace fewer events or CPUs.");
+	if (f->stage == KT_PERF_STAGE_FILTER && f->err == EINVAL)
+		return snprintf(buf, len,
+				"the kernel rejected the filter of event #%d.",
+				f->event);
+	if (f->stage == KT_PERF_STAGE_OPEN && f->err == ESRCH)
+		return snprintf(buf, len, "no such process: %d.", (int)f->pid);
+	if (kt_counter_unsupported(f->err))
+		return snprintf(buf, len,
+				"this event is not supported on this machine.");
+	return snprintf(buf, len, "%s.", strerror(f->err));
+}
+
+/* ------------------------------------------------------------ counting */
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+} counters[] = {
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "context-switches", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+};
+
+#define NR_COUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COUNTERS; i++) {
+		if (!strcmp(name, counters[i].name)) {
+			*type = counters[i].type;
+			*config = counters[i].config;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const char *const *kt_counter_names(void)
+{
+	static const char *names[NR_COUNTERS + 1];
+	size_t i;
+
+	if (!names[0])
+		for (i = 0; i < NR_COUNTERS; i++)
+			names[i] = counters[i].name;
+	return names;
+}
+
+bool kt_counter_unsupported(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV ||
+	       err == ENOSYS;
+}
+
+struct kt_counters {
+	int nr, nr_cpus;
+	int *fds;	/* nr * nr_cpus, -1 when unavailable */
+	int *status;	/* per event: 0 or -errno */
+};
+
+void kt_counters_free(struct kt_counters *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; c->fds && i < c->nr * c->nr_cpus; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	free(c->fds);
+	free(c->status);
+	free(c);
+}
+
+struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
+				     pid_t pid, const int *cpus, int nr_cpus,
+				     bool inherit, bool enable_on_exec)
+{
+	struct kt_counters *c;
+	int *online = NULL, e, ci, err = 0;
+
+	if (!evs || nr <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (pid >= 0) {
+		static const int any = -1;
+
+		cpus = &any;
+		nr_cpus = 1;
+	} else if (!cpus || nr_cpus <= 0) {
+		nr_cpus = kt_online_cpus(&online);
+		if (nr_cpus < 0) {
+			errno = -nr_cpus;
+			return NULL;
+		}
+		cpus = online;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto nomem;
+	c->nr = nr;
+	c->nr_cpus = nr_cpus;
+	c->fds = malloc((size_t)nr * nr_cpus * sizeof(*c->fds));
+	c->status = calloc(nr, sizeof(*c->status));
+	if (!c->fds || !c->status)
+		goto nomem;
+	for (e = 0; e < nr * nr_cpus; e++)
+		c->fds[e] = -1;
+	for (e = 0; e < nr; e++) {
+		for (ci = 0; ci < nr_cpus; ci++) {
+			struct perf_event_attr a;
+			int fd;
+
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.type = evs[e].type;
+			a.config = evs[e].config;
+			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					PERF_FORMAT_TOTAL_TIME_RUNNING;
+			a.disabled = 1;
+			a.inherit = inherit;
+			a.enable_on_exec = enable_on_exec;
+			fd = sys_perf_event_open(&a, pid, cpus[ci], -1,
+						 PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				if (kt_counter_unsupported(errno)) {
+					c->status[e] = -errno;
+					break;
+				}
+				err = errno;
+				goto fail;
+			}
+			c->fds[e * nr_cpus + ci] = fd;
+		}
+		if (c->status[e])
+			for (ci = 0; ci < nr_cpus; ci++) {
+				int *fd = &c->fds[e * nr_cpus + ci];
+
+				if (*fd >= 0)
+					close(*fd);
+				*fd = -1;
+			}
+	}
+	free(online);
+	return c;
+nomem:
+	err = ENOMEM;
+fail:
+	kt_counters_free(c);
+	free(online);
+	errno = err;
+	return NULL;
+}
+
+static int counters_ioctl(struct kt_counters *c, unsigned long req)
+{
+	int i, err = 0;
+
+	for (i = 0; i < c->nr * c->nr_cpus; i++)
+		if (c->fds[i] >= 0 && ioctl(c->fds[i], req, 0) < 0 && !err)
+			err = -errno;
+	return err;
+}
+
+int kt_counters_enable(struct kt_counters *c)
+{
+	return counters_ioctl(c, PERF_EVENT_IOC_ENABLE);
+}
+
+int kt_counters_disable(struct kt_counters *c)
+{
+	return counters_ioctl(c, PERF_EVENT_IOC_DISABLE);
+}
+
+int kt_counters_status(const struct kt_counters *c, int i)
+{
+	if (i < 0 || i >= c->nr)
+		return -EINVAL;
+	return c->status[i];
+}
+
+int kt_counters_read(struct kt_counters *c, int i, struct kt_counter_val *v)
+{
+	int ci;
+
+	memset(v, 0, sizeof(*v));
+	if (i < 0 || i >= c->nr)
+		return -EINVAL;
+	if (c->status[i])
+		return -EOPNOTSUPP;
+	for (ci = 0; ci < c->nr_cpus; ci++) {
+		uint64_t r[3];
+		ssize_t n = read(c->fds[i * c->nr_cpus + ci], r, sizeof(r));
+
+		if (n < 0)
+			return -errno;
+		if (n != sizeof(r))
+			return -EIO;
+		v->raw += r[0];
+		v->enabled += r[1];
+		v->running += r[2];
+	}
+	if (v->running && v->running < v->enabled)
+		v->scaled = (double)v->raw * v->enabled / v->running;
+	else
+		v->scaled = v->raw;
+	return 0;
+}

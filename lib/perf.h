@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * perf_event_open sessions (internal to libktrace).
+ *
+ * Sampling (ktrace record): every event is opened once per (cpu, task)
+ * with sample_period 1 and
+ *   sample_type = IDENTIFIER | TID | TIME | CPU | RAW (| CALLCHAIN),
+ *   sample_id_all, use_clockid CLOCK_MONOTONIC (so timestamps compare with
+ *   clock_gettime(CLOCK_MONOTONIC) and across CPUs),
+ * the first event of each (cpu, task) also asks for COMM, MMAP2 and TASK
+ * records. There is one ring per CPU: the first fd opened on a CPU owns the
+ * mmap, every other fd on that CPU is redirected into it with
+ * PERF_EVENT_IOC_SET_OUTPUT. PERF_SAMPLE_IDENTIFIER in each record maps
+ * back to the event through kt_perf_id_event().
+ *
+ * Counting (ktrace stat): no ring; each counter is read() with
+ * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING and scaled.
+ */
+#ifndef KT_PERF_H
+#define KT_PERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "ring.h"
+
+/* The sample_type of every sampling event (CALLCHAIN added on request). */
+#define KT_PERF_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+			     PERF_SAMPLE_RAW)
+
+/* Default data area per CPU ring, in bytes (see kt_perf_default_pages()). */
+#define KT_PERF_DEFAULT_RING_BYTES (8u << 20)
+
+struct kt_perf_event {
+	uint32_t type;		/* PERF_TYPE_TRACEPOINT: config = tracefs id */
+	uint64_t config;
+	const char *filter;	/* PERF_EVENT_IOC_SET_FILTER text, or NULL */
+};
+
+struct kt_perf_opts {
+	const int *cpus;	/* NULL: every online CPU */
+	int nr_cpus;
+	const pid_t *pids;	/* NULL / nr_pids 0: system-wide */
+	int nr_pids;
+	bool inherit;		/* follow children of the pids */
+	bool enable_on_exec;	/* start counting at the pids' next exec */
+	bool callchain;
+	size_t ring_pages;	/* data pages per ring, power of two; 0: default */
+	unsigned int wakeup_bytes;	/* poll wakeup watermark; 0: 1/4 ring */
+};
+
+/* Where kt_perf_open() failed, to tell the user what to change. */
+enum kt_perf_stage {
+	KT_PERF_STAGE_NONE,
+	KT_PERF_STAGE_CPUS,	/* reading the online CPU list */
+	KT_PERF_STAGE_OPEN,	/* perf_event_open() */
+	KT_PERF_STAGE_FILTER,	/* PERF_EVENT_IOC_SET_FILTER */
+	KT_PERF_STAGE_OUTPUT,	/* PERF_EVENT_IOC_SET_OUTPUT / IOC_ID */
+	KT_PERF_STAGE_MMAP,	/* mmap() of a ring */
+};
+
+struct kt_perf_fail {
+	int err;		/* positive errno */
+	enum kt_perf_stage stage;
+	int event;		/* index into the events array, -1: none */
+	int cpu;		/* -1: none */
+	pid_t pid;		/* -1: system-wide */
+	size_t ring_bytes;	/* mmap size that was refused (incl. header) */
+	int nr_rings;
+};
+
+struct kt_perf;
+
+/*
+ * Open every event for every (cpu, pid), set filters, map the rings. The
+ * events stay disabled until kt_perf_enable() (or, with enable_on_exec,
+ * the pids' exec). Returns NULL + errno; when fail is not NULL it says
+ * where (mmap: EPERM = locked-memory limit, ENOMEM = allocation). The
+ * caller frees the session with kt_perf_free(), which unmaps and closes
+ * everything.
+ */
+struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
+			     const struct kt_perf_opts *opts,
+			     struct kt_perf_fail *fail);
+void kt_perf_free(struct kt_perf *p);
+
+int kt_perf_enable(struct kt_perf *p);
+int kt_perf_disable(struct kt_perf *p);
+
+/* The attr fields a reader of the records needs. */
+uint64_t kt_perf_sample_type(const struct kt_perf *p);
+int kt_perf_nr_rings(const struct kt_perf *p);
+/* Ring i (owned by p) and its CPU. */
+struct kt_ring *kt_perf_ring(struct kt_perf *p, int i);
+int kt_perf_ring_cpu(const struct kt_perf *p, int i);
+size_t kt_perf_ring_bytes(const struct kt_perf *p);	/* data area */
+
+/* Index of the event whose PERF_SAMPLE_IDENTIFIER is id, or -1. */
+int kt_perf_id_event(const struct kt_perf *p, uint64_t id);
+/* All (id, event index, cpu) triples, for the file's id table. */
+int kt_perf_nr_ids(const struct kt_perf *p);
+void kt_perf_id_get(const struct kt_perf *p, int i, uint64_t *id, int *event,
+		    int *cpu);
+
+/*
+ * Wait up to timeout_ms (-1: forever) for a ring to pass its watermark.
+ * Returns the number of rings ready, 0 on timeout, -errno. *all_hup (may
+ * be NULL) is set when every traced task is gone (POLLHUP on every ring).
+ */
+int kt_perf_poll(struct kt_perf *p, int timeout_ms, bool *all_hup);
+
+/* Default data pages per ring (KT_PERF_DEFAULT_RING_BYTES). */
+size_t kt_perf_default_pages(void);
+
+/*
+ * Parse a -m argument: a page count ("256") or a size with K, M or G
+ * suffix ("4M"). The result is rounded up to a power of two pages.
+ * Returns 0 or -EINVAL / -ERANGE (above 1 GiB).
+ */
+int kt_perf_parse_pages(const char *s, size_t *pages);
+
+/*
+ * Compose advice for a failure (one or more lines without a trailing
+ * newline) into buf, from f and the current limits: perf_event_paranoid,
+ * perf_event_mlock_kb, RLIMIT_MEMLOCK. Returns the length snprintf
+ * would have written.
+ */
+int kt_perf_advice(const struct kt_perf_fail *f, char *buf, size_t len);
+
+/* ------------------------------------------------------------ counting */
+
+/* Software and hardware counters by name ("task-clock", "cycles" ...).
+ * Returns 0 or -ENOENT for an unknown name. */
+int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config);
+/* Names known to kt_counter_lookup(), NULL-terminated, static. */
+const char *const *kt_counter_names(void);
+
+struct kt_counter_val {
+	uint64_t raw;		/* summed over CPUs */
+	uint64_t enabled;	/* ns */
+	uint64_t running;	/* ns */
+	double scaled;		/* raw * enabled / running */
+};
+
+struct kt_counters;
+
+/*
+ * Open counters: pid >= 0 counts that task (cpu -1, inherit to children
+ * when inherit); pid -1 counts each CPU of cpus (NULL: all online).
+ * Counters start disabled unless enable_on_exec (then at the task's exec).
+ * An event the machine lacks (no PMU: ENOENT, EOPNOTSUPP, ENODEV) does not
+ * fail the set: kt_counters_status() returns its -errno. Other errors fail
+ * the whole open (NULL + errno). Free with kt_counters_free().
+ */
+struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
+				     pid_t pid, const int *cpus, int nr_cpus,
+				     bool inherit, bool enable_on_exec);
+void kt_counters_free(struct kt_counters *c);
+int kt_counters_enable(struct kt_counters *c);
+int kt_counters_disable(struct kt_counters *c);
+/* 0, or the -errno that made event i unavailable. */
+int kt_counters_status(const struct kt_counters *c, int i);
+/* Read event i. Returns 0, or -errno (-EOPNOTSUPP when unavailable). */
+int kt_counters_read(struct kt_counters *c, int i, struct kt_counter_val *v);
+/* Is err an "this machine lacks that counter" error? */
+bool kt_counter_unsupported(int err);
+
+/* Online CPUs from /sys/devices/system/cpu/online into a malloc'ed array
+ * (caller frees). Returns the count or -errno. */
+int kt_online_cpus(int **cpus);
+
+#endif /* KT_PERF_H */
