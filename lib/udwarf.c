@@ -216,8 +216,8 @@ int uresolve_line(struct uresolve *ur, const char *file, int line,
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
-	bool seen_file = false, found = false;
-	Dwarf_Addr best = 0;
+	bool seen_file = false, found = false, found_any = false;
+	Dwarf_Addr best = 0, best_any = 0;
 	int below = 0, above = 0;
 	int ret;
 
@@ -243,12 +243,18 @@ int uresolve_line(struct uresolve *ur, const char *file, int line,
 				continue;
 			dwarf_lineendsequence(l, &end);
 			dwarf_linebeginstatement(l, &stmt);
-			if (end || !stmt)
+			if (end)
 				continue;
 			src = dwarf_linesrc(l, NULL, NULL);
 			if (!src || !src_matches(src, file))
 				continue;
 			seen_file = true;
+			if (no == line && (!found_any || addr < best_any)) {
+				best_any = addr;
+				found_any = true;
+			}
+			if (!stmt)
+				continue;
 			if (no == line) {
 				if (!found || addr < best)
 					best = addr;
@@ -264,6 +270,11 @@ int uresolve_line(struct uresolve *ur, const char *file, int line,
 		return ktrace_err_set(err, ENOENT,
 			"no source file '%s' in the debug info of '%s'", file,
 			ur->path);
+	if (!found && found_any) {
+		/* only rows the compiler did not mark as statements */
+		best = best_any;
+		found = true;
+	}
 	if (!found) {
 		if (below && above)
 			return ktrace_err_set(err, ENOENT,
