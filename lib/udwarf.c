@@ -726,8 +726,11 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var, struct loc *l)
 				c->name);
 		l->kind = LOC_MEM;
 		l->off = fboff + (long)ops[0].number;
-		l->base = strdup(reg);
-		return l->base ? 0 : -ENOMEM;
+		if (asprintf(&l->base, "%%%s", reg) < 0) {
+			l->base = NULL;
+			return -ENOMEM;
+		}
+		return 0;
 	} else if (atom == DW_OP_addr) {
 		l->kind = LOC_FILE;
 		l->off = file_off_of(c->ur, c->probe_off, ops[0].number);
@@ -1041,6 +1044,21 @@ static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
 	return v && *tname ? 0 : -ENOMEM;
 }
 
+/*
+ * At a function's first instruction nothing has been stored below the
+ * stack pointer yet: a location there (unoptimised code keeps parameters
+ * in stack slots written by the prologue) would read garbage.
+ */
+static bool below_sp_at_entry(struct resolve_ctx *c, struct loc *l)
+{
+	Dwarf_Addr entry;
+
+	if (!c->func || dwarf_entrypc(c->func, &entry) || entry != c->pc)
+		return false;
+	return l->kind == LOC_MEM && l->off < 0 && l->base &&
+	       !strcmp(l->base, "%sp");
+}
+
 int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err)
@@ -1143,6 +1161,12 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 		ret = var_location(&c, &var, &l);
 		if (ret)
 			goto out;
+		if (!global && below_sp_at_entry(&c, &l)) {
+			ret = expr_err(err, expr, 0, ktrace_err_set(err, EAGAIN,
+				"'%s' lives in a stack slot that is not set up yet at the entry of %s(); probe after the prologue",
+				name, dwarf_diename(c.func) ? dwarf_diename(c.func) : "the function"));
+			goto out;
+		}
 		if (!die_type(&var, &vtype)) {
 			ret = ktrace_err_set(err, EINVAL,
 				"'%s' has no type", name);
@@ -1240,4 +1264,76 @@ nomem:
 	free(v);
 	errno = ENOMEM;
 	return NULL;
+}
+
+/* ---------------------------------------------------------------- prologue */
+
+int uresolve_skip_prologue(struct uresolve *ur, unsigned long func_off,
+			   unsigned long *off, struct ktrace_err *err)
+{
+	Dwarf_Die cudie, *scopes = NULL, *func = NULL;
+	Dwarf_Addr entry, high, best = 0, line_addr = 0;
+	unsigned long vaddr;
+	Dwarf_Lines *lines;
+	size_t n, i;
+	int nscopes, k, entry_line = -1, ret;
+
+	ret = load_dwarf(ur, err);
+	if (ret)
+		return ret;
+	if (ur_off_to_vaddr(ur, func_off, &vaddr) ||
+	    !dwarf_addrdie(ur->dw, vaddr, &cudie))
+		return ktrace_err_set(err, ENOENT,
+			"no debug info covers file offset 0x%lx of '%s'",
+			func_off, ur->path);
+	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
+	for (k = 0; k < nscopes; k++) {
+		if (dwarf_tag(&scopes[k]) == DW_TAG_subprogram) {
+			func = &scopes[k];
+			break;
+		}
+	}
+	if (!func || dwarf_entrypc(func, &entry) || entry != vaddr ||
+	    dwarf_highpc(func, &high)) {
+		free(scopes);
+		return ktrace_err_set(err, EINVAL,
+			"file offset 0x%lx is not the entry of a function",
+			func_off);
+	}
+	free(scopes);
+	if (dwarf_getsrclines(&cudie, &lines, &n) != 0) {
+		*off = func_off;
+		return 0;
+	}
+	/*
+	 * The first row flagged prologue_end, else the first row after the
+	 * entry that moves to another source line (what gdb does).
+	 */
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool pe = false, end = false;
+		int no;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &no) ||
+		    a < entry || a >= high)
+			continue;
+		dwarf_lineendsequence(l, &end);
+		if (end)
+			continue;
+		dwarf_lineprologueend(l, &pe);
+		if (pe) {
+			best = a;
+			break;
+		}
+		if (a == entry && entry_line < 0)
+			entry_line = no;
+		else if (a > entry && entry_line >= 0 && no != entry_line &&
+			 (!line_addr || a < line_addr))
+			line_addr = a;
+	}
+	if (!best)
+		best = line_addr ? line_addr : entry;
+	*off = func_off + (best - entry);
+	return 0;
 }

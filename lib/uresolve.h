@@ -82,6 +82,17 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 		 char **type, struct ktrace_err *err);
 
 /*
+ * The file offset just after the prologue of the function starting at file
+ * offset func_off, from the line table (prologue_end, else the first row
+ * on another source line); func_off itself when the table says nothing.
+ * Unoptimised code keeps parameters in stack slots the prologue fills, so
+ * probes fetching them belong there (uresolve_arg() fails with -EAGAIN at
+ * the entry). Needs debug info.
+ */
+int uresolve_skip_prologue(struct uresolve *ur, unsigned long func_off,
+			   unsigned long *off, struct ktrace_err *err);
+
+/*
  * Parameter names of function func (DWARF), NULL-terminated, for error
  * messages. Free with ktrace_strv_free(). NULL + errno (ENOENT: no such
  * function or no debug info).

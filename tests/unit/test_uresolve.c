@@ -25,7 +25,7 @@
 static char tmpdir[PATH_MAX];
 static char srcdir[PATH_MAX];
 static char pie[PATH_MAX + 32], nopie[PATH_MAX + 32], nodbg[PATH_MAX + 32];
-static char bare[PATH_MAX + 32], cxx[PATH_MAX + 32];
+static char bare[PATH_MAX + 32], cxx[PATH_MAX + 32], o0[PATH_MAX + 32];
 static bool have_cxx;
 
 /* ----------------------------------------------------------- helpers */
@@ -274,6 +274,12 @@ static int setup(void **state)
 	snprintf(nodbg, sizeof(nodbg), "%s/probed-nodbg", tmpdir);
 	snprintf(bare, sizeof(bare), "%s/probed-bare", tmpdir);
 	snprintf(cxx, sizeof(cxx), "%s/cxx", tmpdir);
+	snprintf(o0, sizeof(o0), "%s/probed-O0", tmpdir);
+	out = run("cc -O0 -g -fno-omit-frame-pointer -o '%s' '%s/tests/targets/probed.c'",
+		  o0, srcdir);
+	if (!out)
+		return -1;
+	free(out);
 	out = run("cc -O1 -g -fno-inline -fPIE -pie -o '%s' '%s/tests/targets/probed.c' && "
 		  "cc -O1 -g -fno-inline -fno-pie -no-pie -o '%s' '%s/tests/targets/probed.c' && "
 		  "cp '%s' '%s' && strip --strip-debug '%s' && "
@@ -823,6 +829,52 @@ static void test_line_locals(void **state)
 	uresolve_free(ur);
 }
 
+/*
+ * Unoptimised code: parameters live in frame slots (DW_OP_fbreg) that the
+ * prologue fills. The expected slot comes from the disassembly: the
+ * prologue's "mov %rdi,-0xNN(%rbp)".
+ */
+static void test_unoptimised_prologue(void **state)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct uresolve *ur = open_ok(o0);
+	unsigned long v, s, entry, off, store = 0, slot = 0, delta;
+	char *dis, *line, *save = NULL, want[64];
+
+	(void)state;
+	assert_true(readelf_sym(o0, "parse_line", &v, &s));
+	dis = run("objdump -d --no-show-raw-insn --start-address=0x%lx --stop-address=0x%lx '%s'",
+		  v, v + s, o0);
+	assert_non_null(dis);
+	for (line = strtok_r(dis, "\n", &save); line && !store;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long a, d;
+
+		if (sscanf(line, " %lx: mov %%rdi,-0x%lx(%%rbp)", &a, &d) == 2) {
+			store = a;
+			slot = d;
+		}
+	}
+	free(dis);
+	assert_true(store != 0);
+
+	entry = resolve_ok(ur, "parse_line", 0);
+	check_arg_err(ur, entry, "line", false, EAGAIN, "prologue");
+	/* registers are fine at the entry even here */
+	assert_int_equal(uresolve_skip_prologue(ur, entry, &off, &err), 0);
+	delta = seg_delta_of_off(o0, entry);
+	assert_true(off + delta > store);
+	assert_true(off + delta < v + s);
+	snprintf(want, sizeof(want), "+0(-%lu(%%bp))", slot);
+	check_arg(ur, off, "line", false, want, "string");
+
+	/* not a function entry */
+	assert_int_equal(uresolve_skip_prologue(ur, entry + 1, &off, &err),
+			 -EINVAL);
+	ktrace_err_clear(&err);
+	uresolve_free(ur);
+}
+
 static void test_no_debuginfo(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
@@ -895,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_err_caret),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_line_locals),
+		cmocka_unit_test(test_unoptimised_prologue),
 		cmocka_unit_test(test_no_debuginfo),
 		cmocka_unit_test(test_params),
 	};
