@@ -17,6 +17,7 @@ static const struct cmd commands[] = {
 	{ "filter", cmd_filter, "set or clear an event's filter" },
 	{ "show", cmd_show, "show enabled events, filters and buffers" },
 	{ "reset", cmd_reset, "disable events and clear filters of an instance" },
+	{ "probe", cmd_probe, "add, list and delete kprobes and uprobes" },
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

@@ -196,6 +196,63 @@ int ktrace_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst);
 char *ktrace_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
 			 char **command, int *pos);
 
+/* --------------------------------------------------------- dynamic probes */
+
+/*
+ * A probe spec, perf-probe-like:
+ *   SPEC     := [[GROUP:]EVENT=]LOCATION [ARG...]
+ *   LOCATION := FUNC[+OFFS] | FUNC%return | FILE:LINE      (kernel, or -x)
+ *               BINARY:SYMBOL[+OFFS][%return]              (uprobe)
+ *   ARG      := [NAME=]FETCHARG[:TYPE]     raw kprobe_events syntax
+ *             | [NAME=]VAR[->FIELD|.FIELD]...[:TYPE]   resolved by name
+ */
+struct ktrace_probe;
+
+struct ktrace_probe_opts {
+	const char *binary;	/* -x: user-space target, or NULL (kernel) */
+	const char *group;	/* default group, NULL: "ktrace" */
+};
+
+/*
+ * Parse spec (memory only). Errors point into spec (err->input/pos).
+ * Free with ktrace_probe_free().
+ */
+struct ktrace_probe *ktrace_probe_parse(const char *spec,
+					const struct ktrace_probe_opts *opts,
+					struct ktrace_err *err);
+void ktrace_probe_free(struct ktrace_probe *p);
+
+/*
+ * Resolve the location and the arguments by name (kallsyms, BTF, ELF,
+ * DWARF) and build the definition. Reads files, writes nothing.
+ */
+int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+			 struct ktrace_err *err);
+/* After resolve: the exact line written to tracefs (owned by p). */
+const char *ktrace_probe_definition(const struct ktrace_probe *p);
+const char *ktrace_probe_group(const struct ktrace_probe *p);
+const char *ktrace_probe_event(const struct ktrace_probe *p);
+enum ktrace_kind ktrace_probe_kind(const struct ktrace_probe *p);
+
+/*
+ * Create the resolved probe in the kernel (one write). An existing event of
+ * the same name is an error (-EEXIST) unless force, which replaces it. When
+ * the kernel refuses it, err carries its error_log text with err->pos in
+ * the user's spec. Nothing is left behind on failure.
+ */
+int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+			bool force, struct ktrace_err *err);
+
+/*
+ * Remove the kprobe/uprobe group:event from the kernel. Returns -ENOENT
+ * when there is no such probe, -EBUSY while it is enabled or recorded.
+ */
+int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
+			 const char *event);
+
+/* Does this kernel support kprobe events (kprobe_events in tracefs)? */
+bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs);
+
 #ifdef __cplusplus
 }
 #endif

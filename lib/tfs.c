@@ -14,6 +14,7 @@
 #include <tracefs.h>
 
 #include "internal.h"
+#include "kresolve.h"
 
 #define KT_TRACEFS_DEFAULT "/sys/kernel/tracing"
 #define KT_STATE_DEFAULT "/run/ktrace"
@@ -103,6 +104,7 @@ void ktrace_tfs_free(struct ktrace_tfs *tfs)
 {
 	if (!tfs)
 		return;
+	kresolve_free(tfs->kres);
 	free(tfs->dir);
 	free(tfs->state_dir);
 	free(tfs);

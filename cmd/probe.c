@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* ktrace probe add|del|list: kprobes, kretprobes, uprobes, uretprobes. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktrace_cmd.h"
+
+static const char probe_usage[] =
+	"Usage: ktrace probe add [-x BINARY] [-g GROUP] [--dry-run] [--force] 'SPEC'...\n"
+	"       ktrace probe add [-x BINARY] [-g GROUP] -f FILE\n"
+	"       ktrace probe list [--json] [GLOB...]\n"
+	"       ktrace probe del GLOB...\n"
+	"\n"
+	"SPEC     := [[GROUP:]EVENT=]LOCATION [ARG...]\n"
+	"LOCATION := FUNC[+OFFS] | FUNC%return | FILE:LINE   (kernel, or user space with -x)\n"
+	"            BINARY:SYMBOL[+OFFS][%return]           (uprobe without -x)\n"
+	"ARG      := [NAME=]FETCHARG[:TYPE]    raw fetcharg: %si, $stack1, $retval, +8(%di), @sym, $comm\n"
+	"          | [NAME=]VAR[->FIELD|.FIELD]...[:TYPE]   by name: BTF (kernel), DWARF (-x)\n"
+	"\n"
+	"Examples:\n"
+	"  ktrace probe add 'do_sys_openat2 dfd filename how->flags'\n"
+	"  ktrace probe add 'vfs_read%return $retval'\n"
+	"  ktrace probe add -x ./prog 'parse_line line:string len'\n"
+	"  ktrace probe add 'libc:malloc size=%di:u64'\n"
+	"\n"
+	"  -x, --exec BINARY  user-space target (path, program in $PATH, or library like libc)\n"
+	"  -g, --group GROUP  default group (default: ktrace)\n"
+	"  -n, --dry-run      print the line that would be written to tracefs, write nothing\n"
+	"      --force        replace an existing event of the same name\n"
+	"  -f, --file FILE    add the probes of a probe set (see probes/)\n"
+	"  -j, --json         JSON output\n"
+	"  -h, --help         this help\n";
+
+static const struct option add_opts[] = {
+	{ "exec", required_argument, NULL, 'x' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option list_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool is_probe_kind(enum ktrace_kind k)
+{
+	return k == KTRACE_KIND_KPROBE || k == KTRACE_KIND_KRETPROBE ||
+	       k == KTRACE_KIND_UPROBE || k == KTRACE_KIND_URETPROBE;
+}
+
+/* Spec lines of a probe set file: '#' comments, one SPEC per line. A line
+ * "-x BINARY" sets the binary for the lines after it. */
+struct spec_line {
+	char *spec;
+	char *binary;
+	int lineno;
+};
+
+static int read_probe_file(struct kt_ctx *ctx, const char *path,
+			   const char *binary, struct spec_line **out, int *n)
+{
+	char *line = NULL, *cur_bin = binary ? strdup(binary) : NULL;
+	size_t cap = 0;
+	int lineno = 0;
+	FILE *f;
+
+	*out = NULL;
+	*n = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return kt_error(ctx, KT_FAIL, "cannot open probe set '%s': %s",
+				path, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		char *s = line, *e;
+		struct spec_line *nv;
+
+		lineno++;
+		s[strcspn(s, "\n#")] = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		e = s + strlen(s);
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			*--e = '\0';
+		if (!*s)
+			continue;
+		if (!strncmp(s, "-x ", 3)) {
+			free(cur_bin);
+			cur_bin = strdup(s + 3);
+			continue;
+		}
+		nv = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!nv)
+			break;
+		*out = nv;
+		nv[*n].spec = strdup(s);
+		nv[*n].binary = cur_bin ? strdup(cur_bin) : NULL;
+		nv[*n].lineno = lineno;
+		(*n)++;
+	}
+	free(cur_bin);
+	free(line);
+	fclose(f);
+	if (!*n)
+		return kt_error(ctx, KT_FAIL, "probe set '%s' defines no probe",
+				path);
+	return KT_OK;
+}
+
+static void print_added(struct kt_ctx *ctx, struct ktrace_probe *p,
+			bool dry, bool first)
+{
+	const char *g = ktrace_probe_group(p), *e = ktrace_probe_event(p);
+
+	if (ctx->json) {
+		fputs(first ? "\n{\"group\": " : ",\n{\"group\": ", ctx->out);
+		kt_json_str(ctx->out, g);
+		fputs(", \"event\": ", ctx->out);
+		kt_json_str(ctx->out, e);
+		fprintf(ctx->out, ", \"kind\": \"%s\", \"definition\": ",
+			ktrace_kind_name(ktrace_probe_kind(p)));
+		kt_json_str(ctx->out, ktrace_probe_definition(p));
+		fprintf(ctx->out, ", \"created\": %s}", dry ? "false" : "true");
+		return;
+	}
+	if (dry) {
+		fprintf(ctx->out, "%s\n", ktrace_probe_definition(p));
+		return;
+	}
+	fprintf(ctx->out, "Added new event:\n  %s:%s  (%s)\n", g, e,
+		ktrace_probe_definition(p));
+}
+
+static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ktrace_probe_opts opts = { 0 };
+	struct spec_line *specs = NULL;
+	struct ktrace_probe **made = NULL;
+	const char *file = NULL;
+	bool dry = false, force = false;
+	int opt, n = 0, nmade = 0, ret = KT_OK;
+
+	while ((opt = getopt_long(argc, argv, "+x:g:nf:jh", add_opts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'x':
+			opts.binary = optarg;
+			break;
+		case 'g':
+			opts.group = optarg;
+			break;
+		case 'n':
+			dry = true;
+			break;
+		case 'F':
+			force = true;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			fputs(probe_usage, ctx->out);
+			return KT_OK;
+		default:
+			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!file && argc < 1)
+		return kt_usage_error(ctx, probe_usage, "missing probe spec");
+	if (file && argc)
+		return kt_usage_error(ctx, probe_usage,
+				      "give either -f FILE or SPECs, not both");
+	if (opts.group && ktrace_name_check(opts.group))
+		return kt_usage_error(ctx, NULL, "bad group name '%s'",
+				      opts.group);
+	if (file) {
+		ret = read_probe_file(ctx, file, opts.binary, &specs, &n);
+		if (ret)
+			goto out;
+	} else {
+		specs = calloc(argc, sizeof(*specs));
+		if (!specs)
+			return kt_error(ctx, KT_FAIL, "out of memory");
+		for (int i = 0; i < argc; i++) {
+			specs[i].spec = strdup(argv[i]);
+			specs[i].binary = opts.binary ?
+					  strdup(opts.binary) : NULL;
+		}
+		n = argc;
+	}
+	if (!kt_tfs(ctx)) {
+		ret = KT_FAIL;
+		goto out;
+	}
+	made = calloc(n, sizeof(*made));
+	if (!made) {
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+		goto out;
+	}
+	if (ctx->json)
+		fputs("[", ctx->out);
+	/* Parse and resolve everything first: nothing is written when any
+	 * spec is wrong. */
+	for (int i = 0; i < n; i++) {
+		struct ktrace_err err = { .pos = -1 };
+		struct ktrace_probe_opts o = opts;
+
+		o.binary = specs[i].binary;
+		made[i] = ktrace_probe_parse(specs[i].spec, &o, &err);
+		if (!made[i] ||
+		    ktrace_probe_resolve(made[i], ctx->tfs, &err) < 0) {
+			if (file && err.msg) {
+				char *m;
+
+				if (asprintf(&m, "%s:%d: %s", file,
+					     specs[i].lineno, err.msg) >= 0) {
+					free(err.msg);
+					err.msg = m;
+				}
+			}
+			ret = kt_error_detail(ctx, errno == EINVAL && !made[i] ?
+					      KT_USAGE : KT_FAIL, &err);
+			ktrace_err_clear(&err);
+			goto undo;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		struct ktrace_err err = { .pos = -1 };
+
+		if (!dry && ktrace_probe_create(made[i], ctx->tfs, force,
+						&err) < 0) {
+			ret = kt_error_detail(ctx, KT_FAIL, &err);
+			ktrace_err_clear(&err);
+			goto undo;
+		}
+		nmade = i + 1;
+	}
+	for (int i = 0; i < n; i++)
+		print_added(ctx, made[i], dry, i == 0);
+	if (ctx->json) {
+		fputs("\n]\n", ctx->out);
+	} else if (!dry) {
+		fprintf(ctx->out, "\nYou can now use it in all ktrace tools, e.g.:\n\n\tktrace record -e %s:%s -- COMMAND\n\tktrace enable %s:%s\n\tktrace probe del %s:%s\n",
+			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]),
+			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]),
+			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]));
+	}
+	nmade = 0;
+undo:
+	/* All or nothing: remove what this command created. */
+	for (int i = nmade - 1; i >= 0; i--)
+		ktrace_probe_destroy(ctx->tfs, ktrace_probe_group(made[i]),
+				     ktrace_probe_event(made[i]));
+out:
+	for (int i = 0; i < n; i++) {
+		if (made)
+			ktrace_probe_free(made[i]);
+		free(specs[i].spec);
+		free(specs[i].binary);
+	}
+	free(made);
+	free(specs);
+	return ret;
+}
+
+/* Location and arguments out of a definition line "p:g/e LOC ARGS". */
+static void split_def(const char *def, char **loc, const char **args)
+{
+	const char *s = strchr(def, ' ');
+
+	*loc = NULL;
+	*args = "";
+	if (!s)
+		return;
+	s++;
+	*loc = strndup(s, strcspn(s, " "));
+	s += strcspn(s, " ");
+	while (*s == ' ')
+		s++;
+	*args = s;
+}
+
+static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ktrace_events *evs;
+	unsigned int *hits = NULL;
+	int opt, n, shown = 0, ret = KT_OK;
+
+	while ((opt = getopt_long(argc, argv, "+jh", list_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			fputs(probe_usage, ctx->out);
+			return KT_OK;
+		default:
+			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	for (int i = 0; i < argc; i++)
+		if (ktrace_glob_check(argv[i]))
+			return kt_usage_error(ctx, NULL, "bad probe pattern '%s'",
+					      argv[i]);
+	if (!kt_tfs(ctx))
+		return KT_FAIL;
+	hits = argc ? calloc(argc, sizeof(*hits)) : NULL;
+	evs = ktrace_events_alloc(ctx->tfs, (const char *const *)argv, argc,
+				  NULL);
+	if (!evs) {
+		free(hits);
+		return kt_error(ctx, KT_FAIL, "cannot list events: %s",
+				strerror(errno));
+	}
+	n = ktrace_events_count(evs);
+	if (ctx->json)
+		fputs("[", ctx->out);
+	for (int i = 0; i < n; i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		const char *args;
+		char *loc;
+
+		if (!is_probe_kind(e->kind) || !e->definition)
+			continue;
+		for (int g = 0; g < argc; g++)
+			if (ktrace_glob_match(argv[g], e->system, e->name))
+				hits[g]++;
+		split_def(e->definition, &loc, &args);
+		if (ctx->json) {
+			fputs(shown ? ",\n{\"kind\": " : "\n{\"kind\": ",
+			      ctx->out);
+			kt_json_str(ctx->out, ktrace_kind_name(e->kind));
+			fputs(", \"group\": ", ctx->out);
+			kt_json_str(ctx->out, e->system);
+			fputs(", \"event\": ", ctx->out);
+			kt_json_str(ctx->out, e->name);
+			fputs(", \"location\": ", ctx->out);
+			kt_json_str(ctx->out, loc);
+			fputs(", \"args\": ", ctx->out);
+			kt_json_str(ctx->out, args);
+			fputs(", \"definition\": ", ctx->out);
+			kt_json_str(ctx->out, e->definition);
+			fputs("}", ctx->out);
+		} else {
+			fprintf(ctx->out, "%-10s %s:%s  %s%s%s\n",
+				ktrace_kind_name(e->kind), e->system, e->name,
+				loc ? loc : "", *args ? "  " : "", args);
+		}
+		free(loc);
+		shown++;
+	}
+	if (ctx->json)
+		fputs(shown ? "\n]\n" : "]\n", ctx->out);
+	for (int g = 0; g < argc; g++) {
+		if (!hits[g]) {
+			ret = kt_error(ctx, KT_FAIL, "no probe matches '%s'",
+				       argv[g]);
+			break;
+		}
+	}
+	ktrace_events_free(evs);
+	free(hits);
+	return ret;
+}
+
+static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ktrace_events *evs;
+	unsigned int *hits;
+	int opt, n, deleted = 0, ret = KT_OK;
+
+	while ((opt = getopt_long(argc, argv, "+jh", list_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'h':
+			fputs(probe_usage, ctx->out);
+			return KT_OK;
+		default:
+			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return kt_usage_error(ctx, probe_usage,
+				      "missing probe pattern (GROUP:EVENT glob)");
+	for (int i = 0; i < argc; i++)
+		if (ktrace_glob_check(argv[i]))
+			return kt_usage_error(ctx, NULL, "bad probe pattern '%s'",
+					      argv[i]);
+	if (!kt_tfs(ctx))
+		return KT_FAIL;
+	hits = calloc(argc, sizeof(*hits));
+	evs = ktrace_events_alloc(ctx->tfs, (const char *const *)argv, argc,
+				  NULL);
+	if (!evs || !hits) {
+		free(hits);
+		ktrace_events_free(evs);
+		return kt_error(ctx, KT_FAIL, "cannot list events: %s",
+				strerror(errno));
+	}
+	n = ktrace_events_count(evs);
+	/* Every pattern must match a probe before anything is deleted. */
+	for (int i = 0; i < n; i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+
+		if (!is_probe_kind(e->kind))
+			continue;
+		for (int g = 0; g < argc; g++)
+			if (ktrace_glob_match(argv[g], e->system, e->name))
+				hits[g]++;
+	}
+	for (int g = 0; g < argc; g++) {
+		if (!hits[g]) {
+			ret = kt_error(ctx, KT_FAIL, "no probe matches '%s'",
+				       argv[g]);
+			goto out;
+		}
+	}
+	if (ctx->json)
+		fputs("{\"deleted\": [", ctx->out);
+	for (int i = 0; i < n; i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		int r;
+
+		if (!is_probe_kind(e->kind))
+			continue;
+		r = ktrace_probe_destroy(ctx->tfs, e->system, e->name);
+		if (r) {
+			ret = kt_error(ctx, KT_FAIL, "cannot delete %s:%s: %s",
+				       e->system, e->name, r == -EBUSY ?
+				       "it is in use (enabled or being recorded)" :
+				       strerror(-r));
+			continue;
+		}
+		if (ctx->json) {
+			fputs(deleted ? ", " : "", ctx->out);
+			fprintf(ctx->out, "\"%s:%s\"", e->system, e->name);
+		} else {
+			fprintf(ctx->out, "Removed event: %s:%s\n", e->system,
+				e->name);
+		}
+		deleted++;
+	}
+	if (ctx->json)
+		fputs("]}\n", ctx->out);
+out:
+	ktrace_events_free(evs);
+	free(hits);
+	return ret;
+}
+
+static int probe_help(struct kt_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs(probe_usage, ctx->out);
+	return KT_OK;
+}
+
+static const struct cmd probe_cmds[] = {
+	{ "add", probe_add, "create kprobes/uprobes" },
+	{ "list", probe_list, "list kprobes/uprobes" },
+	{ "del", probe_del, "remove kprobes/uprobes" },
+	{ "help", probe_help, "this help" },
+	{ "--help", probe_help, "this help" },
+	{ "-h", probe_help, "this help" },
+	{ NULL, NULL, NULL },
+};
+
+int cmd_probe(struct kt_ctx *ctx, int argc, char **argv)
+{
+	return kt_dispatch(ctx, probe_cmds, "probe", argc - 1, argv + 1);
+}
