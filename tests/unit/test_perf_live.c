@@ -273,6 +273,8 @@ static void test_getppid_stream(void **state)
 		skip();
 	if (getenv("KTRACE_TEST_STREAM_N"))
 		pr.n = atol(getenv("KTRACE_TEST_STREAM_N"));
+	if (getenv("KTRACE_TEST_RING_PAGES"))
+		o.ring_pages = atol(getenv("KTRACE_TEST_RING_PAGES"));
 	ev.config = id;
 	pthread_barrier_init(&pr.go, NULL, 2);
 	pthread_create(&th, NULL, producer, &pr);

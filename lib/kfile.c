@@ -1,0 +1,985 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * The ktrace record file: writer and checking reader. The format is
+ * described in kfile.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "kfile.h"
+
+#define KF_BYTE_ORDER 0x01020304u
+#define KF_MUL 0x9e3779b97f4a7c15ull
+#define KF_TABLE_FLUSH (1u << 20)
+#define KF_MAX_TABLE (256u << 20)	/* largest table section read */
+#define KF_MAX_DATA (256u << 20)	/* largest data section read */
+
+uint64_t kt_kf_sum(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = (h + w) * KF_MUL;
+	}
+	return h;
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* ---------------------------------------------------------- byte buffers */
+
+struct bbuf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static int bb_reserve(struct bbuf *b, size_t n)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (b->len + n <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + n) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static void bb_put(struct bbuf *b, const void *p, size_t n)
+{
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void bb_u32(struct bbuf *b, uint32_t v)
+{
+	bb_put(b, &v, 4);
+}
+
+static void bb_u64(struct bbuf *b, uint64_t v)
+{
+	bb_put(b, &v, 8);
+}
+
+static size_t str_need(const char *s)
+{
+	return 4 + strlen(s) + 1;
+}
+
+static void bb_str(struct bbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	bb_u32(b, n);
+	bb_put(b, s, n + 1);
+}
+
+/* ---------------------------------------------------------------- writer */
+
+#define KF_NR_TABLES 9	/* indexed by type, META..MMAPS */
+
+struct kt_kfw {
+	int fd;
+	int err;
+	unsigned char *buf;	/* section header + records */
+	size_t cap, len;
+	uint64_t h;		/* running checksum of the records */
+	uint64_t nr_records, data_bytes, nr_sections;
+	struct bbuf tab[KF_NR_TABLES];
+	bool tables_pending;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n) {
+		ssize_t r = write(fd, b, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		b += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static void sec_header(unsigned char *hdr, uint32_t type, uint64_t size,
+		       uint64_t payload_sum)
+{
+	uint32_t flags = 0;
+	uint64_t h;
+
+	memcpy(hdr, &type, 4);
+	memcpy(hdr + 4, &flags, 4);
+	memcpy(hdr + 8, &size, 8);
+	h = kt_kf_sum_final(kt_kf_sum(payload_sum, hdr, 16));
+	memcpy(hdr + 16, &h, 8);
+}
+
+/* Write one section whose payload is p/n (n need not be aligned). */
+static int write_section(struct kt_kfw *w, uint32_t type, const void *p,
+			 size_t n)
+{
+	unsigned char hdr[KT_KF_SEC_HDR_SIZE];
+	static const unsigned char zero[8];
+	size_t whole = n & ~(size_t)7, rest = n - whole;
+	unsigned char tail[8] = { 0 };
+	uint64_t h;
+	int err;
+
+	if (w->err)
+		return w->err;
+	memcpy(tail, (const unsigned char *)p + whole, rest);
+	h = kt_kf_sum(KT_KF_SEED, p, whole);
+	if (rest)
+		h = kt_kf_sum(h, tail, 8);
+	sec_header(hdr, type, n, h);
+	err = write_all(w->fd, hdr, sizeof(hdr));
+	if (!err)
+		err = write_all(w->fd, p, n);
+	if (!err && rest)
+		err = write_all(w->fd, zero, 8 - rest);
+	if (err)
+		w->err = err;
+	else
+		w->nr_sections++;
+	return err;
+}
+
+static int flush_tables(struct kt_kfw *w)
+{
+	int t, err = 0;
+
+	for (t = 0; t < KF_NR_TABLES; t++) {
+		struct bbuf *b = &w->tab[t];
+
+		if (!b->len)
+			continue;
+		err = write_section(w, t, b->p, b->len);
+		b->len = 0;
+		if (err)
+			break;
+	}
+	w->tables_pending = false;
+	return err;
+}
+
+static int flush_data(struct kt_kfw *w)
+{
+	size_t n = w->len - KT_KF_SEC_HDR_SIZE;
+	int err;
+
+	if (!n)
+		return w->err;
+	if (w->err)
+		return w->err;
+	sec_header(w->buf, KT_KF_DATA, n, w->h);
+	err = write_all(w->fd, w->buf, w->len);
+	w->len = KT_KF_SEC_HDR_SIZE;
+	w->h = KT_KF_SEED;
+	if (err)
+		w->err = err;
+	else
+		w->nr_sections++;
+	return err;
+}
+
+struct kt_kfw *kt_kfw_open(int fd, size_t bufsize)
+{
+	unsigned char hdr[KT_KF_HDR_SIZE];
+	uint32_t v = KT_KF_VERSION, bo = KF_BYTE_ORDER;
+	uint64_t flags = 0, h;
+	struct kt_kfw *w;
+	int err;
+
+	if (fd < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	if (!bufsize)
+		bufsize = 1u << 20;
+	if (bufsize < 65536 + KT_KF_SEC_HDR_SIZE)
+		bufsize = 65536 + KT_KF_SEC_HDR_SIZE;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->buf = malloc(bufsize);
+	if (!w->buf) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->cap = bufsize;
+	w->len = KT_KF_SEC_HDR_SIZE;
+	w->h = KT_KF_SEED;
+	memcpy(hdr, KT_KF_MAGIC, 8);
+	memcpy(hdr + 8, &v, 4);
+	memcpy(hdr + 12, &bo, 4);
+	memcpy(hdr + 16, &flags, 8);
+	h = kt_kf_sum_final(kt_kf_sum(KT_KF_SEED, hdr, 24));
+	memcpy(hdr + 24, &h, 8);
+	err = write_all(fd, hdr, sizeof(hdr));
+	if (err) {
+		free(w->buf);
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	return w;
+}
+
+/* Room for n more bytes in table t, flushing it when it grew large. */
+static int tab_reserve(struct kt_kfw *w, int t, size_t n)
+{
+	struct bbuf *b = &w->tab[t];
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (b->len && b->len + n > KF_TABLE_FLUSH) {
+		err = write_section(w, t, b->p, b->len);
+		b->len = 0;
+		if (err)
+			return err;
+	}
+	if (n > KF_MAX_TABLE / 2)
+		return -EINVAL;
+	err = bb_reserve(b, n);
+	if (!err)
+		w->tables_pending = true;
+	return err;
+}
+
+int kt_kfw_meta(struct kt_kfw *w, const char *key, const char *value)
+{
+	int err;
+
+	if (!key || !value)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_META, str_need(key) + str_need(value));
+	if (err)
+		return err;
+	bb_str(&w->tab[KT_KF_META], key);
+	bb_str(&w->tab[KT_KF_META], value);
+	return 0;
+}
+
+int kt_kfw_attr(struct kt_kfw *w, const struct kt_kf_attr *a)
+{
+	struct bbuf *b = &w->tab[KT_KF_ATTR];
+	const char *name = a->name ? a->name : "";
+	int err;
+
+	err = tab_reserve(w, KT_KF_ATTR, 32 + str_need(name));
+	if (err)
+		return err;
+	bb_u32(b, a->type);
+	bb_u32(b, a->flags);
+	bb_u64(b, a->config);
+	bb_u64(b, a->sample_type);
+	bb_u32(b, a->clockid);
+	bb_str(b, name);
+	return 0;
+}
+
+int kt_kfw_id(struct kt_kfw *w, uint64_t id, uint32_t attr, int32_t cpu)
+{
+	struct bbuf *b = &w->tab[KT_KF_IDS];
+	int err = tab_reserve(w, KT_KF_IDS, 16);
+
+	if (err)
+		return err;
+	bb_u64(b, id);
+	bb_u32(b, attr);
+	bb_u32(b, (uint32_t)cpu);
+	return 0;
+}
+
+int kt_kfw_format(struct kt_kfw *w, uint32_t id, const char *system,
+		  const char *name, const char *format)
+{
+	struct bbuf *b = &w->tab[KT_KF_FORMATS];
+	int err;
+
+	if (!system || !name || !format)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_FORMATS, 4 + str_need(system) +
+			  str_need(name) + str_need(format));
+	if (err)
+		return err;
+	bb_u32(b, id);
+	bb_str(b, system);
+	bb_str(b, name);
+	bb_str(b, format);
+	return 0;
+}
+
+int kt_kfw_header_page(struct kt_kfw *w, const char *text)
+{
+	int err;
+
+	if (!text)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_HEADER_PAGE, str_need(text));
+	if (err)
+		return err;
+	bb_str(&w->tab[KT_KF_HEADER_PAGE], text);
+	return 0;
+}
+
+int kt_kfw_ksym(struct kt_kfw *w, uint64_t addr, char type, const char *name)
+{
+	struct bbuf *b = &w->tab[KT_KF_KALLSYMS];
+	int err;
+
+	if (!name)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_KALLSYMS, 12 + str_need(name));
+	if (err)
+		return err;
+	bb_u64(b, addr);
+	bb_u32(b, (unsigned char)type);
+	bb_str(b, name);
+	return 0;
+}
+
+int kt_kfw_comm(struct kt_kfw *w, uint32_t pid, uint32_t tid,
+		const char *comm)
+{
+	struct bbuf *b = &w->tab[KT_KF_COMMS];
+	int err;
+
+	if (!comm)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_COMMS, 8 + str_need(comm));
+	if (err)
+		return err;
+	bb_u32(b, pid);
+	bb_u32(b, tid);
+	bb_str(b, comm);
+	return 0;
+}
+
+int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m)
+{
+	struct bbuf *b = &w->tab[KT_KF_MMAPS];
+	int err;
+
+	if (!m->filename)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_MMAPS, 72 + str_need(m->filename));
+	if (err)
+		return err;
+	bb_u32(b, m->pid);
+	bb_u32(b, m->tid);
+	bb_u64(b, m->start);
+	bb_u64(b, m->len);
+	bb_u64(b, m->pgoff);
+	bb_u32(b, m->maj);
+	bb_u32(b, m->min);
+	bb_u64(b, m->ino);
+	bb_u64(b, m->ino_generation);
+	bb_u32(b, m->prot);
+	bb_u32(b, m->flags);
+	bb_str(b, m->filename);
+	return 0;
+}
+
+int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec)
+{
+	size_t sz = rec->size;
+	int err;
+
+	if (__builtin_expect(w->tables_pending || w->err, 0)) {
+		if (w->err)
+			return w->err;
+		/* Tables go before the records that follow them. */
+		err = flush_data(w);
+		if (!err)
+			err = flush_tables(w);
+		if (err)
+			return err;
+	}
+	if (sz < sizeof(*rec) || (sz & 7))
+		return -EINVAL;
+	if (w->len + sz > w->cap) {
+		err = flush_data(w);
+		if (err)
+			return err;
+	}
+	memcpy(w->buf + w->len, rec, sz);
+	w->h = kt_kf_sum(w->h, w->buf + w->len, sz);
+	w->len += sz;
+	w->nr_records++;
+	w->data_bytes += sz;
+	return 0;
+}
+
+uint64_t kt_kfw_nr_records(const struct kt_kfw *w)
+{
+	return w->nr_records;
+}
+
+uint64_t kt_kfw_bytes(const struct kt_kfw *w)
+{
+	return w->data_bytes;
+}
+
+int kt_kfw_close(struct kt_kfw *w)
+{
+	uint64_t end[3];
+	int err, t;
+
+	if (!w)
+		return -EINVAL;
+	flush_data(w);
+	flush_tables(w);
+	end[0] = w->nr_records;
+	end[1] = w->data_bytes;
+	end[2] = w->nr_sections;
+	write_section(w, KT_KF_END, end, sizeof(end));
+	err = w->err;
+	for (t = 0; t < KF_NR_TABLES; t++)
+		free(w->tab[t].p);
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+struct chunk {
+	uint64_t off;	/* of the payload */
+	uint64_t size;
+	uint64_t csum;
+	unsigned char hdr[16];
+};
+
+struct vec {
+	void *v;
+	size_t n, cap;
+};
+
+struct kt_kfile {
+	int fd;			/* -1 for memory */
+	const unsigned char *mem;
+	uint64_t len;
+	struct vec bufs;	/* unsigned char * payloads strings point into */
+	struct vec meta, attrs, ids, formats, ksyms, comms, mmaps;
+	const char *header_page;
+	struct vec chunks;	/* struct chunk */
+	uint64_t nr_records, data_bytes;
+	/* iteration */
+	size_t cur_chunk;
+	unsigned char *cbuf;
+	size_t cbuf_cap;
+	uint64_t clen, cpos;
+	uint64_t seen;
+	int err;
+};
+
+static void *vec_push(struct vec *v, size_t esz)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *p = realloc(v->v, cap * esz);
+
+		if (!p)
+			return NULL;
+		v->v = p;
+		v->cap = cap;
+	}
+	return (unsigned char *)v->v + esz * v->n++;
+}
+
+static int src_read(struct kt_kfile *f, uint64_t off, void *buf, size_t n)
+{
+	unsigned char *b = buf;
+
+	if (off > f->len || n > f->len - off)
+		return -EBADMSG;
+	if (f->mem) {
+		memcpy(buf, f->mem + off, n);
+		return 0;
+	}
+	while (n) {
+		ssize_t r = pread(f->fd, b, n, off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EBADMSG;	/* shrank under us */
+		b += r;
+		off += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/* Cursor over a payload. */
+struct cur {
+	const unsigned char *p, *end;
+};
+
+static int get_u32(struct cur *c, uint32_t *v)
+{
+	if (c->end - c->p < 4)
+		return -EBADMSG;
+	memcpy(v, c->p, 4);
+	c->p += 4;
+	return 0;
+}
+
+static int get_u64(struct cur *c, uint64_t *v)
+{
+	if (c->end - c->p < 8)
+		return -EBADMSG;
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	return 0;
+}
+
+static int get_str(struct cur *c, const char **s)
+{
+	uint32_t n;
+
+	if (get_u32(c, &n))
+		return -EBADMSG;
+	if ((size_t)(c->end - c->p) < (size_t)n + 1 || c->p[n] != 0)
+		return -EBADMSG;
+	*s = (const char *)c->p;
+	c->p += (size_t)n + 1;
+	return 0;
+}
+
+static int parse_table(struct kt_kfile *f, uint32_t type,
+		       const unsigned char *p, size_t n)
+{
+	struct cur c = { p, p + n };
+
+	while (c.p < c.end) {
+		switch (type) {
+		case KT_KF_META: {
+			struct kt_kf_meta e;
+
+			if (get_str(&c, &e.key) || get_str(&c, &e.value))
+				return -EBADMSG;
+			if (!vec_push(&f->meta, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_meta *)f->meta.v)[f->meta.n - 1] = e;
+			break;
+		}
+		case KT_KF_ATTR: {
+			struct kt_kf_attr e;
+
+			if (get_u32(&c, &e.type) || get_u32(&c, &e.flags) ||
+			    get_u64(&c, &e.config) ||
+			    get_u64(&c, &e.sample_type) ||
+			    get_u32(&c, &e.clockid) || get_str(&c, &e.name))
+				return -EBADMSG;
+			if (!vec_push(&f->attrs, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_attr *)f->attrs.v)[f->attrs.n - 1] = e;
+			break;
+		}
+		case KT_KF_IDS: {
+			struct kt_kf_id e;
+			uint32_t cpu;
+
+			if (get_u64(&c, &e.id) || get_u32(&c, &e.attr) ||
+			    get_u32(&c, &cpu))
+				return -EBADMSG;
+			e.cpu = (int32_t)cpu;
+			if (!vec_push(&f->ids, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_id *)f->ids.v)[f->ids.n - 1] = e;
+			break;
+		}
+		case KT_KF_FORMATS: {
+			struct kt_kf_format e;
+
+			if (get_u32(&c, &e.id) || get_str(&c, &e.system) ||
+			    get_str(&c, &e.name) || get_str(&c, &e.format))
+				return -EBADMSG;
+			if (!vec_push(&f->formats, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_format *)f->formats.v)[f->formats.n - 1] =
+				e;
+			break;
+		}
+		case KT_KF_HEADER_PAGE:
+			if (get_str(&c, &f->header_page))
+				return -EBADMSG;
+			break;
+		case KT_KF_KALLSYMS: {
+			struct kt_kf_ksym e;
+
+			if (get_u64(&c, &e.addr) || get_u32(&c, &e.type) ||
+			    get_str(&c, &e.name))
+				return -EBADMSG;
+			if (!vec_push(&f->ksyms, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_ksym *)f->ksyms.v)[f->ksyms.n - 1] = e;
+			break;
+		}
+		case KT_KF_COMMS: {
+			struct kt_kf_comm e;
+
+			if (get_u32(&c, &e.pid) || get_u32(&c, &e.tid) ||
+			    get_str(&c, &e.comm))
+				return -EBADMSG;
+			if (!vec_push(&f->comms, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_comm *)f->comms.v)[f->comms.n - 1] = e;
+			break;
+		}
+		case KT_KF_MMAPS: {
+			struct kt_kf_mmap e;
+
+			if (get_u32(&c, &e.pid) || get_u32(&c, &e.tid) ||
+			    get_u64(&c, &e.start) || get_u64(&c, &e.len) ||
+			    get_u64(&c, &e.pgoff) || get_u32(&c, &e.maj) ||
+			    get_u32(&c, &e.min) || get_u64(&c, &e.ino) ||
+			    get_u64(&c, &e.ino_generation) ||
+			    get_u32(&c, &e.prot) || get_u32(&c, &e.flags) ||
+			    get_str(&c, &e.filename))
+				return -EBADMSG;
+			if (!vec_push(&f->mmaps, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_mmap *)f->mmaps.v)[f->mmaps.n - 1] = e;
+			break;
+		}
+		default:
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* Read a whole section payload (with padding) and check its checksum. */
+static int read_payload(struct kt_kfile *f, uint64_t off, uint64_t size,
+			const unsigned char *hdr, uint64_t csum,
+			unsigned char *buf)
+{
+	size_t padded = pad8(size);
+	uint64_t h;
+	size_t i;
+	int err;
+
+	err = src_read(f, off, buf, padded);
+	if (err)
+		return err;
+	for (i = size; i < padded; i++)
+		if (buf[i])
+			return -EBADMSG;
+	h = kt_kf_sum(KT_KF_SEED, buf, padded);
+	h = kt_kf_sum_final(kt_kf_sum(h, hdr, 16));
+	return h == csum ? 0 : -EBADMSG;
+}
+
+static int kf_load(struct kt_kfile *f)
+{
+	unsigned char hdr[KT_KF_HDR_SIZE];
+	uint32_t version, bo;
+	uint64_t flags, h, off, nsec = 0;
+	bool end = false;
+	int err;
+
+	if (f->len < 8 || src_read(f, 0, hdr, 8) ||
+	    memcmp(hdr, KT_KF_MAGIC, 8))
+		return -EINVAL;
+	err = src_read(f, 0, hdr, sizeof(hdr));
+	if (err)
+		return err;
+	memcpy(&version, hdr + 8, 4);
+	memcpy(&bo, hdr + 12, 4);
+	memcpy(&flags, hdr + 16, 8);
+	memcpy(&h, hdr + 24, 8);
+	if (kt_kf_sum_final(kt_kf_sum(KT_KF_SEED, hdr, 24)) != h)
+		return -EBADMSG;
+	if (version != KT_KF_VERSION || bo != KF_BYTE_ORDER)
+		return -EINVAL;
+	if (flags)
+		return -EBADMSG;
+	off = KT_KF_HDR_SIZE;
+	while (off < f->len) {
+		unsigned char sh[KT_KF_SEC_HDR_SIZE];
+		uint32_t type, sflags;
+		uint64_t size, csum, room;
+
+		if (end)
+			return -EBADMSG;	/* bytes after END */
+		err = src_read(f, off, sh, sizeof(sh));
+		if (err)
+			return err;
+		memcpy(&type, sh, 4);
+		memcpy(&sflags, sh + 4, 4);
+		memcpy(&size, sh + 8, 8);
+		memcpy(&csum, sh + 16, 8);
+		off += sizeof(sh);
+		room = f->len - off;
+		if (sflags || size > room || pad8(size) > room)
+			return -EBADMSG;
+		if (type == KT_KF_DATA) {
+			struct chunk *c;
+
+			if (size > KF_MAX_DATA || !size)
+				return -EBADMSG;
+			c = vec_push(&f->chunks, sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			c->off = off;
+			c->size = size;
+			c->csum = csum;
+			memcpy(c->hdr, sh, 16);
+			f->data_bytes += size;
+		} else if (type == KT_KF_END) {
+			uint64_t e[3];
+
+			if (size != sizeof(e))
+				return -EBADMSG;
+			err = read_payload(f, off, size, sh, csum,
+					   (unsigned char *)e);
+			if (err)
+				return err;
+			if (e[1] != f->data_bytes || e[2] != nsec ||
+			    e[0] > e[1] / sizeof(struct perf_event_header))
+				return -EBADMSG;
+			f->nr_records = e[0];
+			end = true;
+		} else if (type >= KT_KF_META && type <= KT_KF_MMAPS) {
+			unsigned char *buf, **slot;
+
+			if (size > KF_MAX_TABLE)
+				return -EBADMSG;
+			buf = malloc(pad8(size) ? pad8(size) : 1);
+			if (!buf)
+				return -ENOMEM;
+			slot = vec_push(&f->bufs, sizeof(*slot));
+			if (!slot) {
+				free(buf);
+				return -ENOMEM;
+			}
+			*slot = buf;
+			err = read_payload(f, off, size, sh, csum, buf);
+			if (!err)
+				err = parse_table(f, type, buf, size);
+			if (err)
+				return err;
+		} else {
+			return -EBADMSG;
+		}
+		off += pad8(size);
+		nsec++;
+	}
+	return end ? 0 : -EBADMSG;
+}
+
+void kt_kfile_free(struct kt_kfile *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->bufs.n; i++)
+		free(((unsigned char **)f->bufs.v)[i]);
+	free(f->bufs.v);
+	free(f->meta.v);
+	free(f->attrs.v);
+	free(f->ids.v);
+	free(f->formats.v);
+	free(f->ksyms.v);
+	free(f->comms.v);
+	free(f->mmaps.v);
+	free(f->chunks.v);
+	free(f->cbuf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f);
+}
+
+static struct kt_kfile *kf_finish(struct kt_kfile *f)
+{
+	int err = kf_load(f);
+
+	if (err) {
+		kt_kfile_free(f);
+		errno = -err;
+		return NULL;
+	}
+	return f;
+}
+
+struct kt_kfile *kt_kfile_open_mem(const void *buf, size_t len)
+{
+	struct kt_kfile *f;
+
+	if (!buf && len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->fd = -1;
+	f->mem = buf ? buf : (const unsigned char *)"";
+	f->len = len;
+	return kf_finish(f);
+}
+
+struct kt_kfile *kt_kfile_open(const char *path)
+{
+	struct kt_kfile *f;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	f->fd = fd;
+	f->len = st.st_size;
+	return kf_finish(f);
+}
+
+void kt_kfile_rewind(struct kt_kfile *f)
+{
+	f->cur_chunk = 0;
+	f->clen = f->cpos = 0;
+	f->seen = 0;
+	f->err = 0;
+}
+
+static int load_chunk(struct kt_kfile *f)
+{
+	const struct chunk *c = &((struct chunk *)f->chunks.v)[f->cur_chunk];
+	size_t padded = pad8(c->size);
+	int err;
+
+	if (padded > f->cbuf_cap) {
+		unsigned char *b = realloc(f->cbuf, padded);
+
+		if (!b)
+			return -ENOMEM;
+		f->cbuf = b;
+		f->cbuf_cap = padded;
+	}
+	err = read_payload(f, c->off, c->size, c->hdr, c->csum, f->cbuf);
+	if (err)
+		return err;
+	f->clen = c->size;
+	f->cpos = 0;
+	f->cur_chunk++;
+	return 0;
+}
+
+int kt_kfile_next(struct kt_kfile *f, const struct perf_event_header **rec)
+{
+	struct perf_event_header h;
+	int err;
+
+	if (f->err)
+		return f->err;
+	while (f->cpos == f->clen) {
+		if (f->cur_chunk == f->chunks.n) {
+			if (f->seen != f->nr_records)
+				return f->err = -EBADMSG;
+			return 0;
+		}
+		err = load_chunk(f);
+		if (err)
+			return f->err = err;
+	}
+	if (f->clen - f->cpos < sizeof(h))
+		return f->err = -EBADMSG;
+	memcpy(&h, f->cbuf + f->cpos, sizeof(h));
+	if (h.size < sizeof(h) || (h.size & 7) || h.size > f->clen - f->cpos)
+		return f->err = -EBADMSG;
+	*rec = (const struct perf_event_header *)(f->cbuf + f->cpos);
+	f->cpos += h.size;
+	if (++f->seen > f->nr_records)
+		return f->err = -EBADMSG;
+	return 1;
+}
+
+#define KF_TABLE_GETTER(fn, type, field)				\
+const type *fn(const struct kt_kfile *f, size_t *n)			\
+{									\
+	*n = f->field.n;						\
+	return f->field.v;						\
+}
+
+KF_TABLE_GETTER(kt_kfile_meta, struct kt_kf_meta, meta)
+KF_TABLE_GETTER(kt_kfile_attrs, struct kt_kf_attr, attrs)
+KF_TABLE_GETTER(kt_kfile_ids, struct kt_kf_id, ids)
+KF_TABLE_GETTER(kt_kfile_formats, struct kt_kf_format, formats)
+KF_TABLE_GETTER(kt_kfile_ksyms, struct kt_kf_ksym, ksyms)
+KF_TABLE_GETTER(kt_kfile_comms, struct kt_kf_comm, comms)
+KF_TABLE_GETTER(kt_kfile_mmaps, struct kt_kf_mmap, mmaps)
+
+const char *kt_kfile_meta_get(const struct kt_kfile *f, const char *key)
+{
+	const struct kt_kf_meta *m = f->meta.v;
+	size_t i;
+
+	for (i = f->meta.n; i-- > 0;)
+		if (!strcmp(m[i].key, key))
+			return m[i].value;
+	return NULL;
+}
+
+const char *kt_kfile_header_page(const struct kt_kfile *f)
+{
+	return f->header_page;
+}
+
+uint64_t kt_kfile_nr_records(const struct kt_kfile *f)
+{
+	return f->nr_records;
+}
