@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the initramfs of the ktrace test VM.
+#
+#   tests/vm/mkinitramfs.sh KTRACE_BINARY OUTPUT.cpio.gz
+#
+# Contents: busybox (from busybox-static, installed when missing), /init
+# (tests/vm/init.sh), the ktrace binary as /usr/bin/ktrace with all its
+# shared libraries (at the paths ldd gives, the loader at
+# /lib64/ld-linux-x86-64.so.2), /tests/lib.sh and /tests/t_*.sh, the test
+# target programs of build/tests/targets/ as /targets/NAME (and their
+# libraries), and probes/ as /usr/share/ktrace/probes (also /probes).
+# No kernel modules: the Debian kernels have all the VM needs built in.
+#
+# KTRACE_BINARY may be "-" for none (the ktrace tests then fail, they do not
+# skip).
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+[ $# -eq 2 ] || { echo "usage: $0 KTRACE_BINARY OUTPUT.cpio.gz" >&2; exit 2; }
+ktrace=$1
+out=$2
+
+die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
+
+busybox=/bin/busybox
+is_static() { file -L "$1" 2>/dev/null | grep -q 'statically linked'; }
+if ! [ -x $busybox ] || ! is_static $busybox; then
+	echo "mkinitramfs: installing busybox-static" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq busybox-static >&2 ||
+		{ apt-get update -qq >&2 && apt-get install -y -qq busybox-static >&2; } ||
+		die "cannot install busybox-static"
+fi
+is_static $busybox || die "$busybox is not statically linked (busybox-static installed?)"
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/ktrace-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,lib64,proc,sys,dev,tmp,run,root,etc,tests,targets}
+mkdir -p "$stage"/usr/share/ktrace/probes
+cp $busybox "$stage/bin/busybox"
+install -m 0755 "$here/init.sh" "$stage/init"
+# The kernel opens /dev/console for init before devtmpfs is mounted.
+mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
+mknod -m 666 "$stage/dev/null" c 1 3 2>/dev/null || true
+echo 'root:x:0:0:root:/root:/bin/sh' > "$stage/etc/passwd"
+echo 'root:x:0:' > "$stage/etc/group"
+
+# copy_libs ELF: copy the shared libraries ELF needs, at the paths ldd gives.
+copy_libs() {
+	local lib
+	file -L "$1" | grep -q 'dynamically linked' || return 0
+	ldd "$1" | awk '
+		/=> \// { print $3; next }   # libfoo.so.1 => /lib/.../libfoo.so.1 (0x...)
+		/^[ \t]*\// { print $1 }     # /lib64/ld-linux-x86-64.so.2 (0x...)
+		/not found/ { print "NOTFOUND " $1 }
+	' | while read -r lib rest; do
+		[ "$lib" = NOTFOUND ] && die "$1: shared library $rest not found"
+		[ -e "$stage$lib" ] && continue
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+
+if [ "$ktrace" != - ]; then
+	[ -x "$ktrace" ] || die "$ktrace is not an executable"
+	cp -L "$ktrace" "$stage/usr/bin/ktrace"
+	copy_libs "$stage/usr/bin/ktrace"
+fi
+
+cp "$here/lib.sh" "$stage/tests/lib.sh"
+for t in "$here"/t_*.sh; do
+	[ -f "$t" ] && cp "$t" "$stage/tests/"
+done
+
+if [ -d "$top/build/tests/targets" ]; then
+	for f in "$top"/build/tests/targets/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		cp "$f" "$stage/targets/"
+		copy_libs "$f"
+	done
+fi
+
+if [ -d "$top/probes" ]; then
+	cp -r "$top/probes/." "$stage/usr/share/ktrace/probes/"
+fi
+ln -s usr/share/ktrace/probes "$stage/probes"
+
+# Strip nothing: tests may want the debug info of targets.
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+	if command -v cpio >/dev/null; then
+		cpio --quiet -o -H newc --owner=0:0
+	else
+		$busybox cpio -o -H newc
+	fi) | gzip -6 > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "mkinitramfs: $out ($(du -k "$out" | cut -f1) KiB)" >&2

@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Kernel VM test tier: boot Debian kernels under qemu (TCG, no KVM) with an
+# initramfs holding ktrace and tests/vm/t_*.sh, and count the results.
+#
+#   tests/vm/run.sh            (or: make check-vm)
+#
+# Environment:
+#   KTRACE_VM_KERNELS   kernels to boot, default "6.1 6.12"
+#   KTRACE_VM_TIMEOUT   seconds per kernel (whole boot + tests), default 240
+#   KTRACE_VM_TEST_TIMEOUT  seconds per test script inside the VM, default 60
+#   KTRACE_VM_TESTS     glob of the test scripts to run, default "t_*.sh"
+#   KTRACE_VM_JOBS      kernels booted at once, default 2
+#   KTRACE_VM_CACHE     kernel cache (see fetch-kernels.sh)
+#   KTRACE_BIN          ktrace binary, default ./ktrace at the repo root
+#
+# Output: one line per result, "PASS <kernel> <test>" or
+# "FAIL <kernel> <test>: reason", then "N passed, N failed".  Serial console
+# logs are in build/vm/<kernel>.log.  A panic, a timeout or a VM that does
+# not reach KTRACE-VM-DONE is a failure, never a skip.  Exit status 1 when
+# anything failed.
+
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$top/build/vm
+kernels=${KTRACE_VM_KERNELS:-6.1 6.12}
+vm_timeout=${KTRACE_VM_TIMEOUT:-240}
+test_timeout=${KTRACE_VM_TEST_TIMEOUT:-60}
+tests_glob=${KTRACE_VM_TESTS:-t_*.sh}
+jobs=${KTRACE_VM_JOBS:-2}
+ktrace=${KTRACE_BIN:-$top/ktrace}
+
+t0=$(date +%s.%N)
+npass=0
+nfail=0
+
+say() { echo "vm: $*"; }
+record_pass() { echo "PASS $1 $2"; npass=$((npass + 1)); }
+record_fail() { echo "FAIL $1 $2: $3"; nfail=$((nfail + 1)); }
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+finish() {
+	say "total time $(elapsed "$t0") s"
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ]
+	exit
+}
+
+mkdir -p "$out"
+
+# Tools: qemu (the package is installed when missing, as CI machines are new).
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	say "installing qemu-system-x86"
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get install -y -qq --no-install-recommends qemu-system-x86 ||
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends qemu-system-x86; }; } \
+		> "$out/apt.log" 2>&1
+fi
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	record_fail all setup "qemu-system-x86_64 is missing and could not be installed (see $out/apt.log)"
+	finish
+fi
+
+# Kernels.
+declare -A vmlinuz=()
+for k in $kernels; do
+	if v=$("$here/fetch-kernels.sh" "$k" 2> "$out/fetch-$k.log"); then
+		vmlinuz[$k]=$v
+		say "kernel $k: $(sed -n 's/^Package: //p; s/^Version: //p' "$(dirname "$(dirname "$v")")/PACKAGE" | tr '\n' ' ')"
+	else
+		record_fail "$k" setup "could not fetch the kernel: $(tail -n 3 "$out/fetch-$k.log" | tr '\n' ' ')"
+	fi
+done
+
+# Initramfs (the same for every kernel: no modules in it).
+initrd=$out/initramfs.cpio.gz
+kt=$ktrace
+if ! [ -x "$ktrace" ]; then
+	say "no ktrace binary at $ktrace: the ktrace tests will fail"
+	kt=-
+fi
+if ! "$here/mkinitramfs.sh" "$kt" "$initrd" 2> "$out/mkinitramfs.log"; then
+	record_fail all setup "mkinitramfs failed: $(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
+	finish
+fi
+say "$(tail -n 1 "$out/mkinitramfs.log" | sed 's/^mkinitramfs: //')"
+
+append="console=ttyS0,115200 panic=-1 loglevel=5 rdinit=/init"
+append+=" ktrace.timeout=$test_timeout ktrace.tests=$tests_glob"
+
+# boot KERNEL: run one VM, serial console to $out/KERNEL.log.
+boot() {
+	local k=$1 log=$out/$1.log start rc
+	rm -f "$log"
+	start=$(date +%s.%N)
+	timeout --kill-after=10 "$vm_timeout" \
+		qemu-system-x86_64 -accel tcg -nographic -no-reboot \
+		-m 1024 -smp 1 -cpu max \
+		-kernel "${vmlinuz[$k]}" -initrd "$initrd" -append "$append" \
+		-serial "file:$log" -monitor none -nic none \
+		< /dev/null > "$out/$k.qemu.log" 2>&1
+	rc=$?
+	echo "$rc $(elapsed "$start")" > "$out/$k.status"
+}
+
+# Boot the kernels, $jobs at a time.
+booted=()
+running=0
+for k in $kernels; do
+	[ -n "${vmlinuz[$k]:-}" ] || continue
+	booted+=("$k")
+	say "booting $k"
+	boot "$k" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+# Results.
+show_tail() {
+	tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'
+}
+for k in "${booted[@]}"; do
+	log=$out/$k.log
+	read -r rc secs < "$out/$k.status"
+	[ -f "$log" ] || touch "$log"
+	bootup=$(tr -d '\r' < "$log" | sed -n 's/.*KTRACE-VM-BOOTED .*uptime=\([0-9.]*\).*/\1/p' | head -n1)
+	say "$k: qemu exit $rc after $secs s (kernel booted to /init in ${bootup:-?} s guest time)"
+
+	# Every KTRACE-TEST line, wherever it is (kernel messages may share
+	# the console line), with the "    | ..." detail lines after a FAIL.
+	nres=0
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *|FAIL\ *) nres=$((nres + 1)) ;;
+		esac
+		case $line in
+		PASS\ *) record_pass "$k" "${line#PASS }" ;;
+		FAIL\ *)
+			rest=${line#FAIL }
+			record_fail "$k" "${rest%%: *}" "${rest#*: }" ;;
+		DETAIL\ *) echo "      ${line#DETAIL }" ;;
+		esac
+	done < <(tr -d '\r' < "$log" | awk '
+		/KTRACE-TEST (PASS|FAIL) / {
+			match($0, /KTRACE-TEST (PASS|FAIL) /)
+			$0 = substr($0, RSTART + 12); print
+			detail = ($1 == "FAIL"); next
+		}
+		detail && /^    \|/ { print "DETAIL " $0; next }
+		{ detail = 0 }')
+
+	# The parser above must have seen every result line.
+	want=$(tr -d '\r' < "$log" | grep -cE 'KTRACE-TEST (PASS|FAIL) ')
+	[ "$nres" = "$want" ] ||
+		record_fail "$k" vm-parse "parsed $nres results, the log has $want"
+
+	# Every test script must have finished.
+	for t in "$here"/$tests_glob; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .sh)
+		tr -d '\r' < "$log" | grep -q "KTRACE-SCRIPT-END $name " ||
+			record_fail "$k" "$name" "did not finish (VM died or hung while it ran)"
+	done
+
+	why=
+	if grep -qE 'Kernel panic|end Kernel panic' "$log"; then
+		why="kernel panic"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		why="timed out after ${vm_timeout}s"
+	elif ! grep -q 'KTRACE-VM-DONE' "$log"; then
+		why="VM stopped (qemu exit $rc) without KTRACE-VM-DONE"
+	elif [ "$rc" != 0 ]; then
+		why="qemu exited $rc"
+	fi
+	if [ -n "$why" ]; then
+		record_fail "$k" vm-run "$why; log $log, tail:"
+		show_tail "$log" 50
+		[ -s "$out/$k.qemu.log" ] && show_tail "$out/$k.qemu.log" 10
+	else
+		record_pass "$k" vm-run
+		done_up=$(tr -d '\r' < "$log" | sed -n 's/.*KTRACE-VM-DONE uptime=\([0-9.]*\).*/\1/p')
+		say "$k: tests done at ${done_up:-?} s guest time"
+	fi
+done
+
+finish
