@@ -75,11 +75,12 @@ kernel_bad() {
 }
 bad_before=$(kernel_bad | wc -l)
 
+after=$(tracefs_dirty)
 cd /tests || { echo "KTRACE-TEST FAIL vm-init: no /tests"; poweroff -f; }
 for t in /tests/$glob; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
-	before=$(tracefs_dirty)
+	before=$after
 	echo "KTRACE-SCRIPT-BEGIN $name"
 	start=$(cut -d' ' -f1 /proc/uptime)
 	# Output goes to the console as it comes (so that it is in the log
@@ -121,7 +122,7 @@ for t in /tests/$glob; do
 done
 rm -f /tmp/.fifo /tmp/.out /tmp/.timedout
 
-dirty=$(tracefs_dirty)
+dirty=$after
 if [ -z "$dirty" ]; then
 	echo "KTRACE-TEST PASS vm-clean-state"
 else
