@@ -13,6 +13,23 @@
  * PERF_EVENT_IOC_SET_OUTPUT. PERF_SAMPLE_IDENTIFIER in each record maps
  * back to the event through kt_perf_id_event().
  *
+ * The capture loop record is expected to run (tested in test_perf_live):
+ *
+ *	p = kt_perf_open(evs, n, &opts, &fail);
+ *	m = kt_merge_alloc(kt_perf_nr_rings(p), &(struct kt_merge_cfg){
+ *		.sample_type = kt_perf_sample_type(p), .sample_id_all = true },
+ *		emit, w);			// emit: kt_kfw_record()
+ *	kt_perf_enable(p);
+ *	while (!done) {
+ *		kt_perf_poll(p, 100, &all_hup);
+ *		for (i = 0; i < kt_perf_nr_rings(p); i++)
+ *			kt_merge_pull(m, i, kt_perf_ring(p, i), 1 << 20);
+ *		kt_merge_flush(m, now_monotonic_ns - 1000000);
+ *	}
+ *	kt_perf_disable(p); pull every ring once more; kt_merge_drain(m);
+ *
+ * Lost samples: the sum of kt_perf_ring(p, i)->nr_lost.
+ *
  * Counting (ktrace stat): no ring; each counter is read() with
  * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING and scaled.
  */
@@ -32,7 +49,15 @@
 			     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 			     PERF_SAMPLE_RAW)
 
-/* Default data area per CPU ring, in bytes (see kt_perf_default_pages()). */
+/*
+ * Default data area per CPU ring, in bytes (see kt_perf_default_pages()).
+ * Measured on 2 CPUs with a reader that also writes the file: 1 MiB
+ * already loses nothing at ~1.1M getppid/s when the disk keeps up, 2 MiB
+ * lost 3% when write(2) stalled on dirty-page throttling; 8 MiB lost
+ * nothing over 10^7 calls in every run and gives ~37 ms of slack at
+ * 4M records/s (56-byte records). The pages are locked kernel memory, not
+ * part of the process RSS.
+ */
 #define KT_PERF_DEFAULT_RING_BYTES (8u << 20)
 
 struct kt_perf_event {

@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <cmocka.h>
 
+#include "kfile.h"
 #include "merge.h"
 #include "perf.h"
 #include "ring.h"
@@ -67,6 +69,7 @@ struct sink {
 	uint64_t samples, other, lost_recs, bad, last_ts, t0, t1;
 	uint64_t bad_nr;
 	bool check;
+	struct kt_kfw *w;	/* also write every record here */
 };
 
 static int sink_emit(void *ctx, int src, uint64_t ts,
@@ -79,6 +82,8 @@ static int sink_emit(void *ctx, int src, uint64_t ts,
 	int32_t nr;
 
 	(void)src;
+	if (s->w && kt_kfw_record(s->w, rec))
+		return -EIO;
 	if (rec->type == PERF_RECORD_LOST) {
 		s->lost_recs++;
 		return 0;
@@ -218,6 +223,113 @@ static void test_filter(void **state)
 	}
 }
 
+static int tp_id(const char *ev)
+{
+	char path[256];
+	FILE *f;
+	int id = -1;
+
+	if (geteuid() != 0)
+		return -1;
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/tracing/events/syscalls/%s/id", ev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+struct child_sink {
+	pid_t pid;
+	uint64_t exits, comm_true, other_samples;
+};
+
+static int child_emit(void *ctx, int src, uint64_t ts,
+		      const struct perf_event_header *rec)
+{
+	struct child_sink *c = ctx;
+	const unsigned char *b = (const unsigned char *)rec;
+	uint32_t pid;
+
+	(void)src;
+	(void)ts;
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		memcpy(&pid, b + 16, 4);
+		if (pid == (uint32_t)c->pid)
+			c->exits++;
+		else
+			c->other_samples++;
+	} else if (rec->type == PERF_RECORD_COMM) {
+		memcpy(&pid, b + 8, 4);
+		if (pid == (uint32_t)c->pid && !strcmp((const char *)b + 16,
+						       "true"))
+			c->comm_true++;
+	}
+	return 0;
+}
+
+/*
+ * A child traced the way "ktrace record -- cmd" does: events opened on its
+ * pid before it execs, inherit + enable_on_exec. Exactly one exit_group
+ * sample, the exec's COMM record, and POLLHUP once it is gone.
+ */
+static void test_child_exec(void **state)
+{
+	struct kt_perf_event ev = { .type = PERF_TYPE_TRACEPOINT };
+	struct kt_perf_opts o = { 0 };
+	struct kt_merge_cfg cfg = { .sample_id_all = true };
+	struct child_sink cs = { 0 };
+	struct kt_merge *m;
+	struct kt_perf *p;
+	int id = tp_id("sys_enter_exit_group"), pfd[2], st, i;
+	bool hup = false;
+	char c = 1;
+	pid_t pid;
+
+	(void)state;
+	if (id < 0 || access("/bin/true", X_OK))
+		skip();
+	ev.config = id;
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(2);
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(3);
+	}
+	close(pfd[0]);
+	cs.pid = pid;
+	o.pids = &pid;
+	o.nr_pids = 1;
+	o.inherit = true;
+	o.enable_on_exec = true;
+	o.ring_pages = 16;
+	p = kt_perf_open(&ev, 1, &o, NULL);
+	assert_non_null(p);
+	cfg.sample_type = kt_perf_sample_type(p);
+	m = kt_merge_alloc(kt_perf_nr_rings(p), &cfg, child_emit, &cs);
+	assert_non_null(m);
+	assert_int_equal(write(pfd[1], &c, 1), 1);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (i = 0; i < 100 && !hup; i++)
+		assert_true(kt_perf_poll(p, 10, &hup) >= 0);
+	assert_true(hup);
+	drain_all(p, m);
+	assert_int_equal(cs.exits, 1);
+	assert_int_equal(cs.other_samples, 0);
+	assert_int_equal(cs.comm_true, 1);
+	kt_merge_free(m);
+	kt_perf_free(p);
+}
+
 struct prod {
 	pthread_barrier_t go;
 	pid_t tid;
@@ -264,8 +376,11 @@ static void test_getppid_stream(void **state)
 	struct kt_merge *m;
 	struct kt_perf *p;
 	pthread_t th;
-	int id = getppid_id(), i;
-	uint64_t lost = 0, c0, c1, w0, w1;
+	int id = getppid_id(), i, fd;
+	uint64_t lost = 0, c0, c1, w0, w1, n, last = 0, unordered = 0;
+	char path[] = "/tmp/ktrace-live-XXXXXX";
+	const struct perf_event_header *rec;
+	struct kt_kfile *kf;
 	struct rusage ru;
 
 	(void)state;
@@ -286,6 +401,11 @@ static void test_getppid_stream(void **state)
 	cfg.sample_type = kt_perf_sample_type(p);
 	m = kt_merge_alloc(kt_perf_nr_rings(p), &cfg, sink_emit, &s);
 	assert_non_null(m);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	s.w = kt_kfw_open(fd, 0);
+	assert_non_null(s.w);
 	kt_perf_enable(p);
 	c0 = thread_cpu_ns();
 	w0 = mono_ns();
@@ -304,13 +424,14 @@ static void test_getppid_stream(void **state)
 	pthread_join(th, NULL);
 	kt_perf_disable(p);
 	drain_all(p, m);
+	assert_int_equal(kt_kfw_close(s.w), 0);
 	c1 = thread_cpu_ns();
 	w1 = mono_ns();
 	for (i = 0; i < kt_perf_nr_rings(p); i++)
 		lost += kt_perf_ring(p, i)->nr_lost;
 	kt_merge_stats(m, &st);
 	getrusage(RUSAGE_SELF, &ru);
-	print_message("stream: %lu calls, %lu samples, %lu lost, %lu late; reader %.1f ns/record (%.2f Mrec/s of reader CPU), wall %.0f ms, queue mem %zu KiB, maxrss %ld KiB\n",
+	print_message("stream: %lu calls, %lu samples, %lu lost, %lu late; reader+file %.1f ns/record (%.2f Mrec/s of reader CPU), wall %.0f ms, queue mem %zu KiB, maxrss %ld KiB\n",
 		      pr.n, (unsigned long)s.samples, (unsigned long)lost,
 		      (unsigned long)st.late,
 		      (double)(c1 - c0) / (s.samples ? s.samples : 1),
@@ -318,6 +439,27 @@ static void test_getppid_stream(void **state)
 		      (w1 - w0) / 1e6, st.mem / 1024, ru.ru_maxrss);
 	assert_int_equal(s.samples + lost, (uint64_t)pr.n);
 	assert_int_equal(st.late, 0);
+
+	/* The file holds them all, in time order. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	kf = kt_kfile_open(path);
+	assert_non_null(kf);
+	n = 0;
+	while (kt_kfile_next(kf, &rec) == 1) {
+		uint64_t ts;
+
+		if (rec->type != PERF_RECORD_SAMPLE)
+			continue;
+		n++;
+		assert_true(kt_merge_rec_time(&cfg, rec, &ts));
+		if (ts < last)
+			unordered++;
+		last = ts;
+	}
+	assert_int_equal(n, s.samples);
+	assert_int_equal(unordered, 0);
+	kt_kfile_free(kf);
+	close(fd);
 	kt_merge_free(m);
 	kt_perf_free(p);
 	pthread_barrier_destroy(&pr.go);
@@ -437,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_getppid_1000),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_child_exec),
 		cmocka_unit_test(test_getppid_stream),
 	};
 
