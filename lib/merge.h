@@ -12,8 +12,10 @@
  *
  * and keeps the rest for a later round; kt_merge_drain() emits everything.
  * horizon is the caller's promise that no record with an older timestamp
- * can still show up (the capture loop passes "clock now - slack"); pass
- * UINT64_MAX to rely on the last-seen timestamps alone.
+ * can still show up (the capture loop passes "CLOCK_MONOTONIC now - 10 ms":
+ * a record is stamped before it is written to the ring, and the writer
+ * runs with preemption off, so only a stolen vCPU delays it that long);
+ * pass UINT64_MAX to rely on the last-seen timestamps alone.
  *
  * A record without a timestamp (e.g. PERF_RECORD_LOST without sample_id_all)
  * gets the timestamp of the record before it on its source, so it keeps its
