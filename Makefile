@@ -36,7 +36,8 @@ all: ktrace
 
 $(B)/%.o: %.c $(wildcard lib/*.h cmd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(KT_CFLAGS) -c -o $@ $<
 
 $(B)/libktrace.a: $(LIB_OBJS)
 	@rm -f $@

@@ -18,6 +18,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "show enabled events, filters and buffers" },
 	{ "reset", cmd_reset, "disable events and clear filters of an instance" },
 	{ "probe", cmd_probe, "add, list and delete kprobes and uprobes" },
+	{ "record", cmd_record, "record events through perf ring buffers" },
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },
@@ -166,6 +167,9 @@ struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
 	if (ctx->tfs)
 		return ctx->tfs;
 	ctx->tfs = ktrace_tfs_open(ctx->tracefs);
+	/* Probes of a ktrace that was killed (SIGKILL) go at the next start. */
+	if (ctx->tfs)
+		ktrace_probe_cleanup_stale(ctx->tfs);
 	if (!ctx->tfs) {
 		if (ctx->tracefs || getenv("KTRACE_TRACEFS"))
 			kt_error(ctx, KT_FAIL, "no tracefs tree at '%s': %s",

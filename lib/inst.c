@@ -192,6 +192,14 @@ int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
 	return ret;
 }
 
+int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
+			    const char *ev, const char *file, const char *val)
+{
+	struct ktrace_inst top = { .tfs = tfs, .dir = tfs->dir };
+
+	return kt_event_file_write(&top, sys, ev, file, val);
+}
+
 int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 		       int nglobs, bool on, unsigned int *hits)
 {

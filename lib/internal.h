@@ -46,4 +46,8 @@ int kt_strv_push(char ***v, size_t *n, char *s);
 int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
 			const char *ev, const char *file, const char *val);
 
+/* The same on the top instance of tfs. */
+int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
+			    const char *ev, const char *file, const char *val);
+
 #endif

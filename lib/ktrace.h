@@ -250,8 +250,141 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 			 const char *event);
 
+/*
+ * Remove the probes of groups "ktrace_<pid>" whose process is gone (a
+ * ktrace killed with SIGKILL). Returns how many were removed or -errno.
+ */
+int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs);
+
 /* Does this kernel support kprobe events (kprobe_events in tracefs)? */
 bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs);
+
+/* --------------------------------------------------------------- recording */
+
+/*
+ * A recording: events opened with perf_event_open (one mmap'd ring per
+ * CPU), records merged in time order across CPUs and handed to a callback,
+ * decoded with libtraceevent. The same handle, loaded from a file, replays
+ * a recording (ktrace_record_load()).
+ */
+struct ktrace_record;
+
+enum ktrace_sample_type {
+	KTRACE_SAMPLE_EVENT,	/* a traced event */
+	KTRACE_SAMPLE_LOST,	/* the kernel dropped `lost` records */
+};
+
+struct ktrace_sample {
+	enum ktrace_sample_type type;
+	uint64_t time;		/* ns, CLOCK_MONOTONIC */
+	int cpu;
+	int pid, tid;
+	int event;		/* index given by ktrace_record_add_event() */
+	const void *raw;	/* the event's data as in its format file */
+	uint32_t raw_size;
+	uint64_t lost;		/* KTRACE_SAMPLE_LOST */
+	const uint64_t *ips;	/* call chain (-g), nr_ips entries */
+	uint32_t nr_ips;
+};
+
+struct ktrace_record_opts {
+	const int *pids;	/* trace these processes (and threads) */
+	int nr_pids;
+	const int *cpus;	/* restrict to these CPUs; NULL: all */
+	int nr_cpus;
+	bool inherit;		/* follow children */
+	bool enable_on_exec;	/* start at the traced task's exec */
+	bool callchain;		/* -g */
+	size_t ring_pages;	/* per CPU; 0: default */
+};
+
+/* Parse a ring size: pages ("256") or bytes with K/M/G ("8M"). */
+int ktrace_ring_pages_parse(const char *s, size_t *pages);
+
+/* A recording on tfs; add events, then open. Free with _free(). */
+struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs);
+void ktrace_record_free(struct ktrace_record *r);
+
+/*
+ * Add "system:event" (exact name) with an optional filter (kernel filter
+ * syntax, checked against the event's fields first). Returns the event's
+ * index or -errno with err filled.
+ */
+int ktrace_record_add_event(struct ktrace_record *r, const char *event,
+			    const char *filter, struct ktrace_err *err);
+int ktrace_record_nr_events(const struct ktrace_record *r);
+const char *ktrace_record_event_name(const struct ktrace_record *r, int i);
+
+/*
+ * Open every event (perf_event_open, the rings, filters). The events start
+ * disabled unless opts->enable_on_exec; ktrace_record_enable() starts them.
+ * Errors name the limit that was hit when the rings cannot be mapped.
+ */
+int ktrace_record_open(struct ktrace_record *r,
+		       const struct ktrace_record_opts *opts,
+		       struct ktrace_err *err);
+int ktrace_record_enable(struct ktrace_record *r);
+int ktrace_record_disable(struct ktrace_record *r);
+
+typedef int (*ktrace_sample_fn)(void *ctx, const struct ktrace_sample *s);
+
+/*
+ * Wait up to timeout_ms for data, then hand every record that is safe to
+ * order to fn, in time order. *done is set when every traced task is gone.
+ * Returns the number of records handed out, or -errno, or fn's non-zero.
+ */
+long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
+			ktrace_sample_fn fn, void *ctx);
+/* Read what is left and hand everything out in order. */
+long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
+			 void *ctx);
+
+/*
+ * Format s as one text line (like perf script, no newline) or, when json,
+ * one JSON object with typed fields. Returns a pointer to an internal
+ * buffer valid until the next call; *len receives its length.
+ */
+const char *ktrace_record_format(struct ktrace_record *r,
+				 const struct ktrace_sample *s, bool json,
+				 size_t *len);
+/* The command name last seen for pid (never NULL). */
+const char *ktrace_record_comm(struct ktrace_record *r, int pid);
+
+/*
+ * Write everything recorded from now on into fd (not closed here) as a
+ * self-contained ktrace file: event formats, ids, comms, maps, kernel
+ * symbols of the stacks, then the records in time order. Call before the
+ * first poll; finish with ktrace_record_output_close() (bytes written).
+ */
+int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
+			 struct ktrace_err *err);
+int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes);
+
+/* Load a file written by ktrace_record_output(); free with _free(). */
+struct ktrace_record *ktrace_record_load(const char *path,
+					 struct ktrace_err *err);
+/* A META value of a loaded file ("kernel", "command", ...), or NULL. */
+const char *ktrace_record_meta(struct ktrace_record *r, const char *key);
+
+typedef int (*ktrace_raw_fn)(void *ctx, uint32_t type, uint16_t misc,
+			     uint32_t size, uint64_t time, const void *rec);
+/*
+ * Replay a loaded file: every record in order through fn (as live) or, when
+ * raw is set, every raw perf record (any type) through raw. Returns the
+ * number of records, or -EBADMSG for a damaged file, or a callback's value.
+ */
+long ktrace_record_replay(struct ktrace_record *r, ktrace_sample_fn fn,
+			  void *ctx, ktrace_raw_fn raw, void *raw_ctx);
+
+struct ktrace_record_stats {
+	uint64_t samples;	/* event records handed out */
+	uint64_t lost;		/* records the kernel reported lost */
+	int nr_cpus;
+	const uint64_t *lost_per_cpu;	/* by CPU number, nr_cpus entries */
+	const uint64_t *per_event;	/* by event index */
+};
+void ktrace_record_stats(const struct ktrace_record *r,
+			 struct ktrace_record_stats *st);
 
 #ifdef __cplusplus
 }

@@ -833,3 +833,41 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 	tracefs_dynevent_free(dev);
 	return ret;
 }
+
+/* "ktrace_<pid>" -> pid, or 0 when name is not such a group. */
+static int owner_pid(const char *group)
+{
+	const char *p = group + strlen("ktrace_");
+	char *end;
+	long pid;
+
+	if (strncmp(group, "ktrace_", strlen("ktrace_")) || !isdigit(*p))
+		return 0;
+	pid = strtol(p, &end, 10);
+	return *end || pid <= 0 || pid > 0x3fffffff ? 0 : (int)pid;
+}
+
+int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
+{
+	struct ktrace_events *evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
+	int removed = 0;
+
+	if (!evs)
+		return -errno;
+	for (int i = 0; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		int pid = owner_pid(e->system);
+		char proc[32];
+
+		if (!pid || e->kind == KTRACE_KIND_TRACEPOINT)
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/%d", pid);
+		if (access(proc, F_OK) == 0)
+			continue;	/* its owner still runs */
+		kt_event_file_write_top(tfs, e->system, e->name, "enable", "0");
+		if (!ktrace_probe_destroy(tfs, e->system, e->name))
+			removed++;
+	}
+	ktrace_events_free(evs);
+	return removed;
+}

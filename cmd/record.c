@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* ktrace record: capture events through perf ring buffers and print them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktrace_cmd.h"
+
+static const char record_usage[] =
+	"Usage: ktrace record -e EVENT [--filter EXPR] [-e EVENT...] [OPTIONS] [-- CMD ARGS...]\n"
+	"Record events through perf_event_open ring buffers and print one line per\n"
+	"record in time order across CPUs (or write them to a file with -o).\n"
+	"\n"
+	"EVENT is a glob on SYSTEM:EVENT ('sched:*'), a probe made with\n"
+	"`ktrace probe add`, or an inline probe created for this run only and removed\n"
+	"at its end: 'kprobe:SPEC', 'kretprobe:SPEC', 'uprobe:BINARY:SYMBOL ARGS',\n"
+	"'uretprobe:BINARY:SYMBOL ARGS' (SPEC as in `ktrace probe add`).\n"
+	"\n"
+	"  -e, --event EVENT     event(s) to record (repeatable)\n"
+	"      --filter EXPR     kernel filter for the events of the -e before it\n"
+	"  -p, --pid PID[,PID]   existing processes and their threads\n"
+	"  -a, --all-cpus        system-wide (default without CMD or -p)\n"
+	"  -C, --cpu CPUS        only these CPUs (0,2-3)\n"
+	"  -m, --mmap-pages SIZE ring buffer per CPU: pages or size (4M); default 8M\n"
+	"  -g, --call-graph      record call stacks\n"
+	"  -o, --output FILE     write a ktrace file (read it with ktrace report)\n"
+	"  -j, --json            one JSON object per record\n"
+	"  -d, --duration SECS   stop after SECS seconds\n"
+	"  -c, --count N         stop after N records\n"
+	"  -h, --help            this help\n";
+
+static const struct option record_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, 'F' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct ev_arg {
+	const char *spec;
+	const char *filter;
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+struct rec_run {
+	struct kt_ctx *ctx;
+	struct ktrace_record *rec;
+	unsigned long long count;	/* -c */
+	unsigned long long printed;
+	bool json;
+	bool to_file;
+};
+
+static int print_sample(void *arg, const struct ktrace_sample *s)
+{
+	struct rec_run *run = arg;
+	size_t len;
+	const char *line;
+
+	if (run->to_file) {
+		if (s->type == KTRACE_SAMPLE_EVENT && run->count &&
+		    ++run->printed >= run->count)
+			return 1;
+		return 0;
+	}
+	line = ktrace_record_format(run->rec, s, run->json, &len);
+	fwrite(line, 1, len, run->ctx->out);
+	putc('\n', run->ctx->out);
+	if (s->type == KTRACE_SAMPLE_EVENT && run->count &&
+	    ++run->printed >= run->count)
+		return 1;
+	return 0;
+}
+
+static int parse_int_list(const char *s, int **out, int *n, bool ranges)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	int *v = NULL, cnt = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end, *dash = ranges ? strchr(tok, '-') : NULL;
+		long a, b;
+
+		a = strtol(tok, &end, 10);
+		if (end == tok || (dash ? end != dash : *end) || a < 0)
+			goto bad;
+		b = a;
+		if (dash) {
+			b = strtol(dash + 1, &end, 10);
+			if (end == dash + 1 || *end || b < a)
+				goto bad;
+		}
+		if (b - a > 4096)
+			goto bad;
+		for (long i = a; i <= b; i++) {
+			int *nv = realloc(v, (cnt + 1) * sizeof(*v));
+
+			if (!nv)
+				goto bad;
+			v = nv;
+			v[cnt++] = i;
+		}
+	}
+	free(copy);
+	if (!cnt)
+		return -EINVAL;
+	*out = v;
+	*n = cnt;
+	return 0;
+bad:
+	free(copy);
+	free(v);
+	return -EINVAL;
+}
+
+static const char *const inline_kinds[] = {
+	"kprobe:", "kretprobe:", "uprobe:", "uretprobe:", NULL,
+};
+
+static int inline_kind(const char *spec)
+{
+	for (int i = 0; inline_kinds[i]; i++)
+		if (!strncmp(spec, inline_kinds[i], strlen(inline_kinds[i])))
+			return i;
+	return -1;
+}
+
+/*
+ * "kretprobe:vfs_read $retval" -> "ktrace_PID:vfs_read_N=vfs_read%return
+ * $retval"; the probe spec grammar does the rest.
+ */
+static char *inline_spec(const char *spec, int kind, const char *group,
+			 int idx)
+{
+	const char *body = spec + strlen(inline_kinds[kind]);
+	size_t loclen = strcspn(body, " \t");
+	bool ret = kind == 1 || kind == 3;
+	char *out, name[64];
+	const char *sym = body, *c;
+
+	/* The event is named after the function/symbol. */
+	if (kind >= 2) {
+		c = memchr(body, ':', loclen);
+		sym = c ? c + 1 : body;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sym, " \t+%:@.(<"),
+		 sym);
+	for (char *p = name; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			*p = '_';
+	if (idx)	/* a second probe on the same function */
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 "_%d", idx);
+	if (asprintf(&out, "%s:%s%s=%.*s%s%s", group, name[0] ? name : "p",
+		     ret ? "__return" : "", (int)loclen, body,
+		     ret && !strstr(body, "%return") ? "%return" : "",
+		     body + loclen) < 0)
+		return NULL;
+	return out;
+}
+
+/* Probe misses the kernel counted (kprobe_profile), on stderr. */
+static void report_misses(struct kt_ctx *ctx, const char *group)
+{
+	char path[4096], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kprobe_profile",
+		 ktrace_tfs_dir(ctx->tfs));
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char ev[256];
+		unsigned long long hits, miss;
+
+		if (sscanf(line, "%255s %llu %llu", ev, &hits, &miss) != 3)
+			continue;
+		if (group && strncmp(ev, group, strlen(group)))
+			continue;
+		fprintf(ctx->err, "ktrace record: %s: %llu hits, %llu missed by the kernel\n",
+			ev, hits, miss);
+	}
+	fclose(f);
+}
+
+int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ktrace_record_opts ro = { 0 };
+	struct ktrace_err err = { .pos = -1 };
+	struct ev_arg *evargs = NULL;
+	struct ktrace_probe **probes = NULL;
+	struct ktrace_record *rec = NULL;
+	struct rec_run run = { .ctx = ctx };
+	struct sigaction sa, old_int, old_term, old_hup;
+	const char *output = NULL;
+	char group[32];
+	int *pids = NULL, *cpus = NULL, npids = 0, ncpus = 0, nev = 0;
+	int nprobes = 0, made = 0, opt, ret = KT_OK, out_fd = -1;
+	int go[2] = { -1, -1 };
+	bool all = false, done = false, sigs = false;
+	double duration = 0;
+	pid_t child = -1;
+	int status = 0;
+	struct timespec t0;
+
+	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:h",
+				  record_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'e': {
+			struct ev_arg *nv = realloc(evargs,
+						    (nev + 1) * sizeof(*nv));
+
+			if (!nv)
+				return kt_error(ctx, KT_FAIL, "out of memory");
+			evargs = nv;
+			evargs[nev].spec = optarg;
+			evargs[nev].filter = NULL;
+			nev++;
+			break;
+		}
+		case 'F':
+			if (!nev) {
+				ret = kt_usage_error(ctx, NULL,
+						     "--filter must follow the -e it applies to");
+				goto out;
+			}
+			if (evargs[nev - 1].filter) {
+				ret = kt_usage_error(ctx, NULL,
+						     "two --filter for -e '%s'",
+						     evargs[nev - 1].spec);
+				goto out;
+			}
+			evargs[nev - 1].filter = optarg;
+			break;
+		case 'p':
+			free(pids);
+			if (parse_int_list(optarg, &pids, &npids, false)) {
+				ret = kt_usage_error(ctx, NULL,
+						     "bad pid list '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'C':
+			free(cpus);
+			if (parse_int_list(optarg, &cpus, &ncpus, true)) {
+				ret = kt_usage_error(ctx, NULL,
+						     "bad CPU list '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'm':
+			if (ktrace_ring_pages_parse(optarg, &ro.ring_pages)) {
+				ret = kt_usage_error(ctx, NULL,
+						     "bad ring size '%s': pages (a power of two) or a size like 512K, 8M",
+						     optarg);
+				goto out;
+			}
+			break;
+		case 'g':
+			ro.callchain = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'j':
+			ctx->json = true;
+			break;
+		case 'd': {
+			char *end;
+
+			duration = strtod(optarg, &end);
+			if (*end || duration <= 0) {
+				ret = kt_usage_error(ctx, NULL,
+						     "bad duration '%s'", optarg);
+				goto out;
+			}
+			break;
+		}
+		case 'c': {
+			char *end;
+
+			run.count = strtoull(optarg, &end, 10);
+			if (*end || !run.count || *optarg == '-') {
+				ret = kt_usage_error(ctx, NULL,
+						     "bad count '%s'", optarg);
+				goto out;
+			}
+			break;
+		}
+		case 'h':
+			fputs(record_usage, ctx->out);
+			goto out;
+		default:
+			ret = kt_usage_error(ctx, record_usage,
+					     "bad option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!nev) {
+		ret = kt_usage_error(ctx, record_usage,
+				     "missing -e EVENT");
+		goto out;
+	}
+	if ((argc && (npids || all)) || (npids && all)) {
+		ret = kt_usage_error(ctx, NULL,
+				     "give one target: a command, -p PID or -a");
+		goto out;
+	}
+	for (int i = 0; i < nev; i++) {
+		if (inline_kind(evargs[i].spec) < 0 &&
+		    ktrace_glob_check(evargs[i].spec)) {
+			ret = kt_usage_error(ctx, NULL,
+					     "bad event '%s': expected SYSTEM:EVENT (globs allowed) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
+					     evargs[i].spec);
+			goto out;
+		}
+	}
+	if (!kt_tfs(ctx)) {
+		ret = KT_FAIL;
+		goto out;
+	}
+	rec = ktrace_record_alloc(ctx->tfs);
+	probes = calloc(nev, sizeof(*probes));
+	if (!rec || !probes) {
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+		goto out;
+	}
+	run.rec = rec;
+	run.json = ctx->json;
+	snprintf(group, sizeof(group), "ktrace_%d", (int)getpid());
+
+	/* Inline probes: resolve all before creating any. */
+	for (int i = 0; i < nev; i++) {
+		int kind = inline_kind(evargs[i].spec);
+		char *spec;
+
+		if (kind < 0)
+			continue;
+		{
+			int dup = 0;
+
+			/* Same function twice: number the later ones. */
+			for (int j = 0; j < i; j++)
+				if (inline_kind(evargs[j].spec) == kind &&
+				    !strncmp(evargs[j].spec, evargs[i].spec,
+					     strcspn(evargs[i].spec, " \t")))
+					dup++;
+			spec = inline_spec(evargs[i].spec, kind, group, dup);
+		}
+		if (!spec) {
+			ret = kt_error(ctx, KT_FAIL, "out of memory");
+			goto out;
+		}
+		probes[i] = ktrace_probe_parse(spec, NULL, &err);
+		if (!probes[i] ||
+		    ktrace_probe_resolve(probes[i], ctx->tfs, &err) < 0) {
+			/* Point the caret into what the user typed. */
+			if (err.input) {
+				size_t pre = strlen(spec) - strlen(evargs[i].spec) +
+					     strlen(inline_kinds[kind]);
+
+				free(err.input);
+				err.input = strdup(evargs[i].spec);
+				if (err.pos >= 0)
+					err.pos = err.pos >= (int)pre -
+						  (int)strlen(inline_kinds[kind]) ?
+						  err.pos - (int)pre +
+						  (int)strlen(inline_kinds[kind]) : -1;
+			}
+			free(spec);
+			ret = kt_error_detail(ctx, probes[i] ? KT_FAIL :
+					      KT_USAGE, &err);
+			goto out;
+		}
+		free(spec);
+		nprobes++;
+	}
+	for (int i = 0; i < nev; i++) {
+		if (!probes[i])
+			continue;
+		if (ktrace_probe_create(probes[i], ctx->tfs, false, &err) < 0) {
+			ret = kt_error_detail(ctx, KT_FAIL, &err);
+			goto out;
+		}
+		made = i + 1;
+	}
+	/* Events: expand globs; filters go with the -e before them. */
+	for (int i = 0; i < nev; i++) {
+		struct ktrace_events *evs;
+		unsigned int hit = 0;
+		char name[160];
+
+		if (probes[i]) {
+			snprintf(name, sizeof(name), "%s:%s",
+				 ktrace_probe_group(probes[i]),
+				 ktrace_probe_event(probes[i]));
+			if (ktrace_record_add_event(rec, name, evargs[i].filter,
+						    &err) < 0) {
+				ret = kt_error_detail(ctx, KT_FAIL, &err);
+				goto out;
+			}
+			continue;
+		}
+		evs = ktrace_events_alloc(ctx->tfs, &evargs[i].spec, 1, &hit);
+		if (!evs || !hit) {
+			ktrace_events_free(evs);
+			ret = kt_error(ctx, KT_FAIL, "no event matches '%s'",
+				       evargs[i].spec);
+			goto out;
+		}
+		for (int j = 0; j < ktrace_events_count(evs); j++) {
+			const struct ktrace_event *e = ktrace_events_get(evs, j);
+
+			snprintf(name, sizeof(name), "%s:%s", e->system,
+				 e->name);
+			if (ktrace_record_add_event(rec, name, evargs[i].filter,
+						    &err) < 0) {
+				ktrace_events_free(evs);
+				ret = kt_error_detail(ctx, KT_FAIL, &err);
+				goto out;
+			}
+		}
+		ktrace_events_free(evs);
+	}
+
+	/* The child waits on a pipe until every event is open. */
+	if (argc) {
+		if (pipe2(go, O_CLOEXEC) < 0) {
+			ret = kt_error(ctx, KT_FAIL, "pipe: %s", strerror(errno));
+			goto out;
+		}
+		fflush(ctx->out);
+		fflush(ctx->err);
+		child = fork();
+		if (child < 0) {
+			ret = kt_error(ctx, KT_FAIL, "fork: %s", strerror(errno));
+			goto out;
+		}
+		if (child == 0) {
+			char c;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+			execvp(argv[0], argv);
+			fprintf(stderr, "ktrace record: cannot run '%s': %s\n",
+				argv[0], strerror(errno));
+			_exit(127);
+		}
+		close(go[0]);
+		go[0] = -1;
+		ro.pids = &child;
+		ro.nr_pids = 1;
+		ro.inherit = true;
+		ro.enable_on_exec = true;
+	} else if (npids) {
+		ro.pids = pids;
+		ro.nr_pids = npids;
+		ro.inherit = true;
+	}
+	ro.cpus = cpus;
+	ro.nr_cpus = ncpus;
+	if (ktrace_record_open(rec, &ro, &err) < 0) {
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
+		goto out;
+	}
+	if (output) {
+		char cmdline[1024] = "";
+
+		for (int i = 0; i < argc && strlen(cmdline) < 900; i++) {
+			strcat(cmdline, i ? " " : "");
+			strncat(cmdline, argv[i], 900 - strlen(cmdline));
+		}
+		out_fd = strcmp(output, "-") ?
+			 open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644) : dup(STDOUT_FILENO);
+		if (out_fd < 0) {
+			ret = kt_error(ctx, KT_FAIL, "cannot create '%s': %s",
+				       output, strerror(errno));
+			goto out;
+		}
+		if (ktrace_record_output(rec, out_fd, cmdline, &err) < 0) {
+			ret = kt_error_detail(ctx, KT_FAIL, &err);
+			goto out;
+		}
+		run.to_file = true;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	stop_sig = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sigs = true;
+	if (!ro.enable_on_exec && ktrace_record_enable(rec) < 0) {
+		ret = kt_error(ctx, KT_FAIL, "cannot enable the events: %s",
+			       strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (child > 0) {
+		if (write(go[1], "g", 1) != 1) {
+			ret = kt_error(ctx, KT_FAIL, "cannot start '%s'",
+				       argv[0]);
+			goto out;
+		}
+		close(go[1]);
+		go[1] = -1;
+	}
+	while (!stop_sig) {
+		long n = ktrace_record_poll(rec, 100, &done, print_sample,
+					    &run);
+
+		if (n < 0) {
+			ret = kt_error(ctx, KT_FAIL, "reading the rings: %s",
+				       strerror((int)-n));
+			break;
+		}
+		if (n > 0 && run.count && run.printed >= run.count)
+			break;
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			child = -child;	/* reaped */
+			break;
+		}
+		if (done && child > 0)
+			continue;	/* HUP before the exit is visible */
+		if (duration > 0) {
+			struct timespec t;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - t0.tv_sec) +
+			    (t.tv_nsec - t0.tv_nsec) / 1e9 >= duration)
+				break;
+		}
+	}
+	ktrace_record_disable(rec);
+	if (!(run.count && run.printed >= run.count))
+		ktrace_record_drain(rec, print_sample, &run);
+	fflush(ctx->out);
+	if (output) {
+		uint64_t bytes = 0;
+
+		if (ktrace_record_output_close(rec, &bytes) < 0)
+			ret = kt_error(ctx, KT_FAIL, "writing '%s' failed",
+				       output);
+		else
+			fprintf(ctx->err, "ktrace record: wrote %llu bytes to %s\n",
+				(unsigned long long)bytes, output);
+	}
+	{
+		struct ktrace_record_stats st;
+
+		ktrace_record_stats(rec, &st);
+		fprintf(ctx->err, "ktrace record: %llu records captured",
+			(unsigned long long)st.samples);
+		for (int i = 0; i < ktrace_record_nr_events(rec); i++)
+			fprintf(ctx->err, "%s %s: %llu", i ? "," : ";",
+				ktrace_record_event_name(rec, i),
+				(unsigned long long)st.per_event[i]);
+		fputc('\n', ctx->err);
+		if (st.lost) {
+			fprintf(ctx->err, "ktrace record: LOST %llu records:",
+				(unsigned long long)st.lost);
+			for (int c = 0; c < st.nr_cpus; c++)
+				if (st.lost_per_cpu[c])
+					fprintf(ctx->err, " cpu%d: %llu", c,
+						(unsigned long long)
+						st.lost_per_cpu[c]);
+			fputs(" (use a larger -m)\n", ctx->err);
+		}
+		if (nprobes)
+			report_misses(ctx, group);
+	}
+	if (stop_sig && !ret && child <= 0)
+		ret = KT_OK;
+out:
+	if (sigs) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);	/* an unreleased child exits 127 */
+	if (child > 0) {
+		if (stop_sig)
+			kill(child, SIGTERM);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		child = -child;
+	}
+	/* Close the perf fds before removing the probes they use. */
+	ktrace_record_free(rec);
+	if (out_fd >= 0)
+		close(out_fd);
+	for (int i = made - 1; i >= 0; i--)
+		if (probes[i])
+			ktrace_probe_destroy(ctx->tfs,
+					     ktrace_probe_group(probes[i]),
+					     ktrace_probe_event(probes[i]));
+	for (int i = 0; probes && i < nev; i++)
+		ktrace_probe_free(probes[i]);
+	free(probes);
+	free(evargs);
+	free(pids);
+	free(cpus);
+	ktrace_err_clear(&err);
+	if (!ret && child < -1) {
+		if (WIFEXITED(status))
+			ret = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			ret = 128 + WTERMSIG(status);
+	}
+	if (!ret && stop_sig)
+		ret = 128 + stop_sig == 128 + SIGINT ? KT_OK : KT_OK;
+	return ret;
+}

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Recording: events opened through perf_event_open (lib/perf.c), per-CPU
+ * rings merged in time order (lib/merge.c), records decoded with
+ * libtraceevent and formatted as perf-script-like lines or typed JSON.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+#include <tracefs.h>
+
+#include "internal.h"
+#include "kfile.h"
+#include "merge.h"
+#include "perf.h"
+#include "record.h"
+
+/* How far behind "now" the merge may emit: records still being written
+ * to a ring by another CPU are younger than this. */
+#define MERGE_SLACK_NS (20ull * 1000 * 1000)
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct rec_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int kt_record_ids_set(struct ktrace_record *r, const uint64_t *ids,
+		      const int *events, int n)
+{
+	struct rec_id *v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		v[i].id = ids[i];
+		v[i].event = events[i];
+	}
+	qsort(v, n, sizeof(*v), id_cmp);
+	free(r->ids);
+	r->ids = v;
+	r->nr_ids = n;
+	return 0;
+}
+
+static int id_event(const struct ktrace_record *r, uint64_t id)
+{
+	int lo = 0, hi = r->nr_ids - 1;
+
+	/* Most recordings have one event: no search at all. */
+	if (r->nr_ids == 1)
+		return r->ids[0].id == id ? r->ids[0].event : -1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (r->ids[mid].id == id)
+			return r->ids[mid].event;
+		if (r->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+int ktrace_ring_pages_parse(const char *s, size_t *pages)
+{
+	return kt_perf_parse_pages(s, pages);
+}
+
+struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs)
+{
+	struct ktrace_record *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->tfs = tfs;
+	r->tep = tep_alloc();
+	if (!r->tep) {
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	tep_set_long_size(r->tep, sizeof(long));
+	tep_set_page_size(r->tep, getpagesize());
+	trace_seq_init(&r->seq);
+	r->live = true;
+	return r;
+}
+
+void ktrace_record_free(struct ktrace_record *r)
+{
+	if (!r)
+		return;
+	kt_merge_free(r->merge);
+	kt_perf_free(r->perf);
+	for (int i = 0; i < r->nev; i++) {
+		free(r->ev[i].system);
+		free(r->ev[i].name);
+		free(r->ev[i].filter);
+		free(r->ev[i].format);
+	}
+	free(r->ev);
+	free(r->ids);
+	free(r->comm);
+	kt_record_free_file(r);
+	free(r->lost_cpu);
+	free(r->per_event);
+	free(r->out);
+	free(r->ips);
+	kt_symtab_free(&r->ksyms);
+	kt_record_free_stacks(r);
+	trace_seq_destroy(&r->seq);
+	if (r->plugins)
+		tep_unload_plugins(r->plugins, r->tep);
+	tep_free(r->tep);
+	free(r);
+}
+
+int kt_record_add_format(struct ktrace_record *r, const char *system,
+			 const char *name, int id, const char *format,
+			 size_t len)
+{
+	struct tep_event *te = NULL;
+	struct rec_event *nv, *e;
+
+	if (tep_parse_format(r->tep, &te, format, len, system) !=
+	    TEP_ERRNO__SUCCESS || !te)
+		return -EINVAL;
+	nv = realloc(r->ev, (r->nev + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	r->ev = nv;
+	e = &r->ev[r->nev];
+	memset(e, 0, sizeof(*e));
+	e->system = strdup(system);
+	e->name = strdup(name);
+	e->format = strndup(format, len);
+	e->id = id;
+	e->te = te;
+	if (!e->system || !e->name || !e->format)
+		return -ENOMEM;
+	return r->nev++;
+}
+
+int ktrace_record_add_event(struct ktrace_record *r, const char *event,
+			    const char *filter, struct ktrace_err *err)
+{
+	const char *c = strchr(event, ':');
+	char *sys, *name, *dir, *buf;
+	struct tep_event *te;
+	size_t len;
+	int ret, id;
+
+	if (!c)
+		return ktrace_err_set(err, EINVAL,
+				      "bad event '%s': expected SYSTEM:EVENT",
+				      event);
+	sys = strndup(event, c - event);
+	name = strdup(c + 1);
+	if (!sys || !name) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (ktrace_name_check(sys) || ktrace_name_check(name)) {
+		ret = ktrace_err_set(err, EINVAL, "bad event name '%s'", event);
+		goto out;
+	}
+	dir = kt_path("%s/events/%s/%s", r->tfs->dir, sys, name);
+	if (!dir) {
+		ret = -errno;
+		goto out;
+	}
+	buf = kt_read_at(dir, "id", NULL);
+	if (!buf) {
+		ret = ktrace_err_set(err, errno == ENOENT ? ENOENT : errno,
+				     "no such event '%s'", event);
+		free(dir);
+		goto out;
+	}
+	id = atoi(buf);
+	free(buf);
+	buf = kt_read_at(dir, "format", &len);
+	free(dir);
+	if (!buf) {
+		ret = ktrace_err_set(err, errno, "cannot read format of '%s': %m",
+				     event);
+		goto out;
+	}
+	ret = kt_record_add_format(r, sys, name, id, buf, len);
+	free(buf);
+	if (ret < 0) {
+		ktrace_err_set(err, -ret, "cannot parse the format of '%s'",
+			       event);
+		goto out;
+	}
+	te = r->ev[ret].te;
+	if (filter) {
+		char *msg = NULL;
+
+		if (tracefs_filter_string_verify(te, filter, &msg) < 0) {
+			char *l = msg ? strrchr(msg, '\n') : NULL;
+
+			while (l && !l[1] && l > msg) {
+				*l = '\0';
+				l = strrchr(msg, '\n');
+			}
+			ktrace_err_set(err, EINVAL, "bad filter for %s: %s",
+				       event, l ? l + 1 : (msg ? msg : "?"));
+			if (err)
+				err->input = strdup(filter);
+			free(msg);
+			r->nev--;
+			free(r->ev[r->nev].system);
+			free(r->ev[r->nev].name);
+			free(r->ev[r->nev].format);
+			ret = -EINVAL;
+			goto out;
+		}
+		r->ev[ret].filter = strdup(filter);
+	}
+out:
+	free(sys);
+	free(name);
+	return ret;
+}
+
+int ktrace_record_nr_events(const struct ktrace_record *r)
+{
+	return r->nev;
+}
+
+const char *ktrace_record_event_name(const struct ktrace_record *r, int i)
+{
+	static __thread char buf[160];
+
+	if (i < 0 || i >= r->nev)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s:%s", r->ev[i].system, r->ev[i].name);
+	return buf;
+}
+
+static int stats_alloc(struct ktrace_record *r, int max_cpu)
+{
+	r->nr_cpus = max_cpu + 1;
+	r->lost_cpu = calloc(r->nr_cpus, sizeof(*r->lost_cpu));
+	r->per_event = calloc(r->nev ? r->nev : 1, sizeof(*r->per_event));
+	return r->lost_cpu && r->per_event ? 0 : -ENOMEM;
+}
+
+int ktrace_record_open(struct ktrace_record *r,
+		       const struct ktrace_record_opts *opts,
+		       struct ktrace_err *err)
+{
+	struct kt_perf_opts po = { 0 };
+	struct kt_perf_event *pe;
+	struct kt_perf_fail fail = { 0 };
+	uint64_t *ids;
+	int *evs, n, ret, max_cpu = 0;
+
+	if (!r->nev)
+		return ktrace_err_set(err, EINVAL, "no event to record");
+	pe = calloc(r->nev, sizeof(*pe));
+	if (!pe)
+		return -ENOMEM;
+	for (int i = 0; i < r->nev; i++) {
+		pe[i].type = PERF_TYPE_TRACEPOINT;
+		pe[i].config = r->ev[i].id;
+		pe[i].filter = r->ev[i].filter;
+	}
+	po.cpus = opts->cpus;
+	po.nr_cpus = opts->nr_cpus;
+	po.pids = opts->pids;
+	po.nr_pids = opts->nr_pids;
+	po.inherit = opts->inherit;
+	po.enable_on_exec = opts->enable_on_exec;
+	po.callchain = opts->callchain;
+	po.ring_pages = opts->ring_pages;
+	r->perf = kt_perf_open(pe, r->nev, &po, &fail);
+	free(pe);
+	if (!r->perf) {
+		char advice[1024];
+
+		ret = -(fail.err ? fail.err : errno);
+		kt_perf_advice(&fail, advice, sizeof(advice));
+		for (char *p = advice; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		return ktrace_err_set(err, -ret, "%s", advice);
+	}
+	r->sample_type = kt_perf_sample_type(r->perf);
+	r->mcfg.sample_type = r->sample_type;
+	r->mcfg.sample_id_all = true;
+	n = kt_perf_nr_ids(r->perf);
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	evs = calloc(n ? n : 1, sizeof(*evs));
+	if (!ids || !evs) {
+		free(ids);
+		free(evs);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		int cpu;
+
+		kt_perf_id_get(r->perf, i, &ids[i], &evs[i], &cpu);
+	}
+	ret = kt_record_ids_set(r, ids, evs, n);
+	free(ids);
+	free(evs);
+	if (ret)
+		return ret;
+	for (int i = 0; i < kt_perf_nr_rings(r->perf); i++)
+		if (kt_perf_ring_cpu(r->perf, i) > max_cpu)
+			max_cpu = kt_perf_ring_cpu(r->perf, i);
+	if (max_cpu < (int)sysconf(_SC_NPROCESSORS_CONF) - 1)
+		max_cpu = sysconf(_SC_NPROCESSORS_CONF) - 1;
+	ret = stats_alloc(r, max_cpu);
+	if (ret)
+		return ret;
+	r->merge = kt_merge_alloc(kt_perf_nr_rings(r->perf), &r->mcfg,
+				  kt_record_emit, r);
+	if (!r->merge)
+		return -errno;
+	return 0;
+}
+
+int ktrace_record_enable(struct ktrace_record *r)
+{
+	return r->perf ? kt_perf_enable(r->perf) : -EINVAL;
+}
+
+int ktrace_record_disable(struct ktrace_record *r)
+{
+	return r->perf ? kt_perf_disable(r->perf) : -EINVAL;
+}
+
+/* ------------------------------------------------------------ comm table */
+
+static uint32_t hash_pid(int pid)
+{
+	return (uint32_t)pid * 2654435761u;
+}
+
+static struct comm_ent *comm_slot(struct ktrace_record *r, int pid, bool add)
+{
+	size_t mask, i;
+
+	if (add && (r->comm_n + 1) * 2 > r->comm_cap) {
+		size_t cap = r->comm_cap ? r->comm_cap * 2 : 256;
+		struct comm_ent *nv = calloc(cap, sizeof(*nv)), *old = r->comm;
+		size_t ocap = r->comm_cap;
+
+		if (!nv)
+			return NULL;
+		r->comm = nv;
+		r->comm_cap = cap;
+		r->comm_n = 0;
+		for (size_t j = 0; j < ocap; j++) {
+			if (old[j].used) {
+				struct comm_ent *s = comm_slot(r, old[j].pid,
+							       true);
+
+				*s = old[j];
+				r->comm_n++;
+			}
+		}
+		free(old);
+	}
+	if (!r->comm_cap)
+		return NULL;
+	mask = r->comm_cap - 1;
+	for (i = hash_pid(pid) & mask;; i = (i + 1) & mask) {
+		if (!r->comm[i].used)
+			return add ? &r->comm[i] : NULL;
+		if (r->comm[i].pid == pid)
+			return &r->comm[i];
+	}
+}
+
+void kt_record_set_comm(struct ktrace_record *r, int pid, const char *comm)
+{
+	struct comm_ent *e = comm_slot(r, pid, true);
+
+	if (!e)
+		return;
+	if (!e->used) {
+		e->used = true;
+		e->pid = pid;
+		r->comm_n++;
+	}
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+const char *ktrace_record_comm(struct ktrace_record *r, int pid)
+{
+	struct comm_ent *e = comm_slot(r, pid, false);
+	char path[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (e)
+		return e->comm;
+	if (pid == 0)
+		return "swapper";
+	if (r->replay) {
+		for (size_t i = 0; i < r->nr_icomm; i++) {
+			if ((int)r->icomm[i].tid == pid) {
+				kt_record_set_comm(r, pid, r->icomm[i].comm);
+				e = comm_slot(r, pid, false);
+				return e ? e->comm : "<...>";
+			}
+		}
+	}
+	if (!r->live)
+		return "<...>";
+	/* A task that existed before the recording: ask /proc once. */
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+	} else {
+		strcpy(buf, "<...>");
+	}
+	kt_record_set_comm(r, pid, buf);
+	kt_record_note_icomm(r, pid, buf);
+	e = comm_slot(r, pid, false);
+	return e ? e->comm : "<...>";
+}
+
+/* ------------------------------------------------------- record parsing */
+
+/* The CPU in a non-sample record's sample_id trailer, or -1. */
+static int trailer_cpu(const struct ktrace_record *r,
+		       const struct perf_event_header *h)
+{
+	uint64_t st = r->sample_type;
+	size_t tsz = 0;
+	const unsigned char *p;
+
+	if (!(st & PERF_SAMPLE_CPU))
+		return -1;
+	/* After CPU come IDENTIFIER only (of the fields we set). */
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		tsz += 8;
+	tsz += 8;
+	if (h->size < sizeof(*h) + tsz)
+		return -1;
+	p = (const unsigned char *)h + h->size - tsz;
+	return *(const uint32_t *)p;
+}
+
+/*
+ * Parse a PERF_RECORD_SAMPLE into s. Returns 0 or -EINVAL for a record
+ * shorter than its fields say.
+ */
+int kt_record_parse_sample(struct ktrace_record *r,
+			const struct perf_event_header *h,
+			struct ktrace_sample *s)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	uint64_t st = r->sample_type, id = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->type = KTRACE_SAMPLE_EVENT;
+	s->event = -1;
+#define NEED(n) do { if ((size_t)(end - p) < (size_t)(n)) return -EINVAL; } while (0)
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		NEED(8);
+		memcpy(&id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP)
+		p += 8;
+	if (st & PERF_SAMPLE_TID) {
+		NEED(8);
+		s->pid = ((const int32_t *)p)[0];
+		s->tid = ((const int32_t *)p)[1];
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		NEED(8);
+		memcpy(&s->time, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		p += 8;
+	if (st & PERF_SAMPLE_ID) {
+		NEED(8);
+		memcpy(&id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		p += 8;
+	if (st & PERF_SAMPLE_CPU) {
+		NEED(8);
+		s->cpu = *(const uint32_t *)p;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		p += 8;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		NEED(8);
+		memcpy(&nr, p, 8);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			return -EINVAL;
+		s->ips = (const uint64_t *)p;
+		s->nr_ips = nr;
+		p += nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t sz;
+
+		NEED(4);
+		memcpy(&sz, p, 4);
+		p += 4;
+		NEED(sz);
+		s->raw = p;
+		s->raw_size = sz;
+	}
+#undef NEED
+	s->event = id_event(r, id);
+	return s->event < 0 ? -EINVAL : 0;
+}
+
+int kt_record_emit(void *ctx, int src, uint64_t ts,
+		   const struct perf_event_header *h)
+{
+	struct ktrace_record *r = ctx;
+	struct ktrace_sample s;
+
+	(void)src;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (kt_record_parse_sample(r, h, &s))
+			return 0;
+		r->samples++;
+		r->per_event[s.event]++;
+		break;
+	case PERF_RECORD_LOST: {
+		const struct { struct perf_event_header h; uint64_t id, lost; }
+			*l = (const void *)h;
+
+		if (h->size < sizeof(*l))
+			return 0;
+		memset(&s, 0, sizeof(s));
+		s.type = KTRACE_SAMPLE_LOST;
+		s.time = ts;
+		s.lost = l->lost;
+		s.cpu = trailer_cpu(r, h);
+		s.event = -1;
+		r->lost += l->lost;
+		if (s.cpu >= 0 && s.cpu < r->nr_cpus)
+			r->lost_cpu[s.cpu] += l->lost;
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		const struct { struct perf_event_header h; uint32_t pid, tid;
+			       char comm[]; } *c = (const void *)h;
+		size_t max = h->size - sizeof(*c);
+
+		if (h->size > sizeof(*c) && memchr(c->comm, '\0', max))
+			kt_record_set_comm(r, c->tid, c->comm);
+		goto other;
+	}
+	case PERF_RECORD_FORK: {
+		const struct { struct perf_event_header h; uint32_t pid, ppid,
+			       tid, ptid; } *f = (const void *)h;
+
+		if (h->size >= sizeof(*f)) {
+			struct comm_ent *pe = comm_slot(r, f->ptid, false);
+
+			if (pe) {
+				char c[16];
+
+				memcpy(c, pe->comm, sizeof(c));
+				kt_record_set_comm(r, f->tid, c);
+			}
+		}
+		goto other;
+	}
+	case PERF_RECORD_MMAP2:
+		kt_record_note_mmap(r, h);
+		goto other;
+	default:
+		goto other;
+	}
+	if (r->sink)
+		r->sink(r->sink_ctx, h);
+	if (r->fn)
+		return r->fn(r->fnctx, &s);
+	return 0;
+other:
+	if (r->sink)
+		r->sink(r->sink_ctx, h);
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static long pull_all(struct ktrace_record *r)
+{
+	long total = 0;
+
+	for (int i = 0; i < kt_perf_nr_rings(r->perf); i++) {
+		long n = kt_merge_pull(r->merge, i, kt_perf_ring(r->perf, i),
+				       0);
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
+			ktrace_sample_fn fn, void *ctx)
+{
+	uint64_t horizon;
+	long ret;
+	int n;
+
+	if (!r->perf)
+		return -EINVAL;
+	n = kt_perf_poll(r->perf, timeout_ms, done);
+	if (n < 0 && n != -EINTR)
+		return n;
+	horizon = now_ns();
+	horizon = horizon > MERGE_SLACK_NS ? horizon - MERGE_SLACK_NS : 0;
+	ret = pull_all(r);
+	if (ret < 0)
+		return ret;
+	r->fn = fn;
+	r->fnctx = ctx;
+	return kt_merge_flush(r->merge, horizon);
+}
+
+long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
+			 void *ctx)
+{
+	long ret;
+
+	if (!r->perf)
+		return -EINVAL;
+	ret = pull_all(r);
+	if (ret < 0)
+		return ret;
+	r->fn = fn;
+	r->fnctx = ctx;
+	return kt_merge_drain(r->merge);
+}
+
+void ktrace_record_stats(const struct ktrace_record *r,
+			 struct ktrace_record_stats *st)
+{
+	st->samples = r->samples;
+	st->lost = r->lost;
+	st->nr_cpus = r->nr_cpus;
+	st->lost_per_cpu = r->lost_cpu;
+	st->per_event = r->per_event;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* Internals of struct ktrace_record, shared by record*.c and report. */
+#ifndef KTRACE_RECORD_H
+#define KTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <trace-seq.h>
+
+#include "ktrace.h"
+#include "merge.h"
+
+struct tep_event;
+struct tep_plugin_list;
+struct kt_perf;
+struct kt_kfw;
+struct kt_kfile;
+struct kt_kf_comm;
+
+struct rec_event {
+	char *system, *name;
+	int id;
+	struct tep_event *te;
+	char *filter;
+	char *format;		/* the format file's text (for -o) */
+};
+
+struct rec_id {
+	uint64_t id;
+	int event;
+};
+
+struct comm_ent {
+	int pid;
+	bool used;
+	char comm[16];
+};
+
+/* A sorted address -> name table (kernel symbols, a binary's symbols). */
+struct kt_sym {
+	uint64_t addr;
+	char *name;
+};
+
+struct kt_symtab {
+	struct kt_sym *v;
+	size_t n;
+	bool loaded;
+};
+
+void kt_symtab_free(struct kt_symtab *t);
+/* Name of the symbol holding addr (and the offset into it), or NULL. */
+const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
+			   uint64_t *off);
+/* Load /proc/kallsyms (or path) into t; returns 0 or -errno. */
+int kt_symtab_load_kallsyms(struct kt_symtab *t, const char *path);
+int kt_symtab_add(struct kt_symtab *t, uint64_t addr, const char *name);
+void kt_symtab_sort(struct kt_symtab *t);
+
+struct rec_map {
+	int pid;
+	uint64_t start, len, pgoff;
+	char *path;
+	bool synth;		/* from /proc or the file, not an MMAP2 record */
+};
+
+typedef void (*kt_record_sink_fn)(void *ctx,
+				  const struct perf_event_header *rec);
+
+struct ktrace_record {
+	struct ktrace_tfs *tfs;
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	struct rec_event *ev;
+	int nev;
+	struct rec_id *ids;
+	int nr_ids;
+	bool live;		/* comms may be read from /proc */
+
+	struct kt_perf *perf;
+	struct kt_merge *merge;
+	struct kt_merge_cfg mcfg;
+	uint64_t sample_type;
+
+	ktrace_sample_fn fn;
+	void *fnctx;
+	kt_record_sink_fn sink;	/* every record in order (for -o) */
+	void *sink_ctx;
+
+	struct comm_ent *comm;
+	size_t comm_cap, comm_n;
+	/* Comms read from /proc (tasks older than the recording): kept
+	 * apart so that a replay sees exactly what the live run saw. */
+	struct kt_kf_comm *icomm;
+	size_t nr_icomm;
+	bool replay;		/* icomm is the fallback of comm lookups */
+
+	uint64_t samples, lost;
+	uint64_t *lost_cpu;
+	int nr_cpus;
+	uint64_t *per_event;
+
+	struct trace_seq seq;
+	char *out;
+	size_t out_cap;
+
+	/* call stacks */
+	struct kt_symtab ksyms;
+	unsigned char *ksym_used;	/* bitmap over ksyms (for -o) */
+	struct kt_kfw *kfw;		/* -o writer */
+	struct kt_kfile *kf;		/* replay source */
+	struct rec_map *maps;
+	int nr_maps;
+	void *usyms;		/* per-binary symbol tables (record_stack.c) */
+	uint64_t *ips;
+};
+
+int kt_record_emit(void *ctx, int src, uint64_t ts,
+		   const struct perf_event_header *h);
+int kt_record_ids_set(struct ktrace_record *r, const uint64_t *ids,
+		      const int *events, int n);
+int kt_record_add_format(struct ktrace_record *r, const char *system,
+			 const char *name, int id, const char *format,
+			 size_t len);
+void kt_record_set_comm(struct ktrace_record *r, int pid, const char *comm);
+void kt_record_free_stacks(struct ktrace_record *r);
+void kt_record_free_file(struct ktrace_record *r);
+void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
+/* Mark the kernel symbols of a sample's call chain for the -o file. */
+void kt_record_mark_ksyms(struct ktrace_record *r,
+			  const struct perf_event_header *h);
+int kt_record_parse_sample(struct ktrace_record *r,
+			   const struct perf_event_header *h,
+			   struct ktrace_sample *s);
+void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
+		       uint64_t len, uint64_t pgoff, const char *path,
+		       bool synth);
+/* Maps of an existing process from /proc/PID/maps (for -p with -g). */
+void kt_record_read_proc_maps(struct ktrace_record *r, int pid);
+void kt_record_note_mmap(struct ktrace_record *r,
+			 const struct perf_event_header *h);
+/* Append the symbolized call chain of s to the trace_seq / JSON. */
+void kt_record_format_stack(struct ktrace_record *r,
+			    const struct ktrace_sample *s, bool json);
+
+#endif

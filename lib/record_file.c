@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * ktrace record -o FILE and ktrace report: write a recording into a
+ * self-contained kfile (lib/kfile.h) and load one back for replay.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "internal.h"
+#include "kfile.h"
+#include "perf.h"
+#include "record.h"
+
+void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm)
+{
+	struct kt_kf_comm *nv;
+
+	if (r->replay)
+		return;
+	nv = realloc(r->icomm, (r->nr_icomm + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	r->icomm = nv;
+	nv[r->nr_icomm].pid = pid;
+	nv[r->nr_icomm].tid = pid;
+	nv[r->nr_icomm].comm = strdup(comm);
+	if (nv[r->nr_icomm].comm)
+		r->nr_icomm++;
+}
+
+void kt_record_free_file(struct ktrace_record *r)
+{
+	if (!r->replay)
+		for (size_t i = 0; i < r->nr_icomm; i++)
+			free((char *)r->icomm[i].comm);
+	free(r->icomm);
+	r->icomm = NULL;
+	r->nr_icomm = 0;
+	free(r->ksym_used);
+	if (r->kfw)
+		kt_kfw_close(r->kfw);
+	kt_kfile_free(r->kf);
+}
+
+void kt_record_mark_ksyms(struct ktrace_record *r,
+			  const struct perf_event_header *h)
+{
+	struct ktrace_sample s;
+	bool kernel = true;
+
+	(void)h;
+	if (!r->ksym_used || !r->ksyms.n)
+		return;
+	memset(&s, 0, sizeof(s));
+	if (kt_record_parse_sample(r, h, &s) || !s.nr_ips)
+		return;
+	for (uint32_t i = 0; i < s.nr_ips; i++) {
+		uint64_t ip = s.ips[i];
+		size_t lo = 0, hi = r->ksyms.n;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!kernel || ip < r->ksyms.v[0].addr)
+			continue;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (r->ksyms.v[mid].addr <= ip)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		r->ksym_used[lo / 8] |= 1 << (lo % 8);
+	}
+}
+
+static void file_sink(void *ctx, const struct perf_event_header *h)
+{
+	struct ktrace_record *r = ctx;
+
+	if (h->type == PERF_RECORD_SAMPLE && r->ksym_used)
+		kt_record_mark_ksyms(r, h);
+	kt_kfw_record(r->kfw, h);
+}
+
+int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
+			 struct ktrace_err *err)
+{
+	struct utsname u;
+	char *hp;
+	int ret = 0;
+
+	if (!r->perf)
+		return ktrace_err_set(err, EINVAL, "recording not open");
+	r->kfw = kt_kfw_open(fd, 0);
+	if (!r->kfw)
+		return ktrace_err_set(err, errno, "cannot start the file: %m");
+	if (!uname(&u))
+		ret |= kt_kfw_meta(r->kfw, "kernel", u.release);
+	ret |= kt_kfw_meta(r->kfw, "ktrace", KTRACE_VERSION);
+	if (cmdline)
+		ret |= kt_kfw_meta(r->kfw, "command", cmdline);
+	for (int i = 0; i < r->nev; i++) {
+		struct kt_kf_attr a = {
+			.type = PERF_TYPE_TRACEPOINT,
+			.flags = KT_KF_ATTR_SAMPLE_ID_ALL,
+			.config = r->ev[i].id,
+			.sample_type = r->sample_type,
+			.clockid = CLOCK_MONOTONIC,
+		};
+		char name[160];
+
+		snprintf(name, sizeof(name), "%s:%s", r->ev[i].system,
+			 r->ev[i].name);
+		a.name = name;
+		ret |= kt_kfw_attr(r->kfw, &a);
+		ret |= kt_kfw_format(r->kfw, r->ev[i].id, r->ev[i].system,
+				     r->ev[i].name, r->ev[i].format);
+	}
+	for (int i = 0; i < r->nr_ids; i++)
+		ret |= kt_kfw_id(r->kfw, r->ids[i].id, r->ids[i].event, -1);
+	hp = kt_read_at(r->tfs->dir, "events/header_page", NULL);
+	if (hp) {
+		ret |= kt_kfw_header_page(r->kfw, hp);
+		free(hp);
+	}
+	if (r->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (!r->ksyms.loaded)
+			kt_symtab_load_kallsyms(&r->ksyms, NULL);
+		r->ksym_used = calloc(r->ksyms.n / 8 + 1, 1);
+	}
+	if (ret)
+		return ktrace_err_set(err, EIO, "cannot write the file header");
+	r->sink = file_sink;
+	r->sink_ctx = r;
+	return 0;
+}
+
+int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
+{
+	int ret = 0;
+
+	if (!r->kfw)
+		return 0;
+	for (size_t i = 0; i < r->nr_icomm; i++)
+		ret |= kt_kfw_comm(r->kfw, r->icomm[i].pid, r->icomm[i].tid,
+				   r->icomm[i].comm);
+	for (int i = 0; i < r->nr_maps; i++) {
+		if (!r->maps[i].synth)
+			continue;
+		struct kt_kf_mmap m = {
+			.pid = r->maps[i].pid, .tid = r->maps[i].pid,
+			.start = r->maps[i].start, .len = r->maps[i].len,
+			.pgoff = r->maps[i].pgoff, .prot = 4,
+			.filename = r->maps[i].path,
+		};
+		ret |= kt_kfw_mmap(r->kfw, &m);
+	}
+	for (size_t i = 0; r->ksym_used && i < r->ksyms.n; i++)
+		if (r->ksym_used[i / 8] & (1 << (i % 8)))
+			ret |= kt_kfw_ksym(r->kfw, r->ksyms.v[i].addr, 't',
+					   r->ksyms.v[i].name);
+	if (bytes)
+		*bytes = kt_kfw_bytes(r->kfw);
+	ret = kt_kfw_close(r->kfw) ? -EIO : (ret ? -EIO : 0);
+	r->kfw = NULL;
+	r->sink = NULL;
+	return ret;
+}
+
+struct ktrace_record *ktrace_record_load(const char *path,
+					 struct ktrace_err *err)
+{
+	const struct kt_kf_format *fm;
+	const struct kt_kf_attr *at;
+	const struct kt_kf_id *ids;
+	const struct kt_kf_comm *cm;
+	const struct kt_kf_mmap *mm;
+	const struct kt_kf_ksym *ks;
+	struct ktrace_record *r;
+	size_t nf, na, ni, nc, nm, nk;
+	uint64_t *idv = NULL;
+	int *evv = NULL, ret = 0;
+
+	r = ktrace_record_alloc(NULL);
+	if (!r)
+		return NULL;
+	r->live = false;
+	r->replay = true;
+	r->kf = kt_kfile_open(path);
+	if (!r->kf) {
+		ret = errno;
+		ktrace_err_set(err, ret, ret == EINVAL ?
+			       "'%s' is not a ktrace recording (version 1)" :
+			       ret == EBADMSG ?
+			       "'%s' is damaged or truncated" :
+			       "cannot read '%s': %m", path);
+		goto fail;
+	}
+	fm = kt_kfile_formats(r->kf, &nf);
+	at = kt_kfile_attrs(r->kf, &na);
+	if (!na) {
+		ret = EBADMSG;
+		ktrace_err_set(err, ret, "'%s' records no event", path);
+		goto fail;
+	}
+	for (size_t i = 0; i < na; i++) {
+		const struct kt_kf_format *f = NULL;
+		int idx;
+
+		for (size_t j = 0; j < nf && !f; j++)
+			if (fm[j].id == at[i].config)
+				f = &fm[j];
+		if (!f) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret, "'%s': no format for event %s",
+				       path, at[i].name);
+			goto fail;
+		}
+		idx = kt_record_add_format(r, f->system, f->name, f->id,
+					   f->format, strlen(f->format));
+		if (idx < 0) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret,
+				       "'%s': cannot parse the format of %s:%s",
+				       path, f->system, f->name);
+			goto fail;
+		}
+		r->sample_type = at[i].sample_type;
+	}
+	ids = kt_kfile_ids(r->kf, &ni);
+	idv = calloc(ni + 1, sizeof(*idv));
+	evv = calloc(ni + 1, sizeof(*evv));
+	if (!idv || !evv) {
+		ret = ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		if (ids[i].attr >= na) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret, "'%s': bad id table", path);
+			goto fail;
+		}
+		idv[i] = ids[i].id;
+		evv[i] = ids[i].attr;
+	}
+	if (kt_record_ids_set(r, idv, evv, ni)) {
+		ret = ENOMEM;
+		goto fail;
+	}
+	cm = kt_kfile_comms(r->kf, &nc);
+	r->icomm = (struct kt_kf_comm *)cm;	/* borrowed from r->kf */
+	r->nr_icomm = nc;
+	r->icomm = nc ? malloc(nc * sizeof(*cm)) : NULL;
+	if (nc && !r->icomm) {
+		ret = ENOMEM;
+		goto fail;
+	}
+	if (nc)
+		memcpy(r->icomm, cm, nc * sizeof(*cm));
+	mm = kt_kfile_mmaps(r->kf, &nm);
+	for (size_t i = 0; i < nm; i++)
+		kt_record_add_map(r, mm[i].pid, mm[i].start, mm[i].len,
+				  mm[i].pgoff, mm[i].filename, true);
+	ks = kt_kfile_ksyms(r->kf, &nk);
+	for (size_t i = 0; i < nk; i++)
+		kt_symtab_add(&r->ksyms, ks[i].addr, ks[i].name);
+	kt_symtab_sort(&r->ksyms);
+	r->mcfg.sample_type = r->sample_type;
+	r->mcfg.sample_id_all = true;
+	r->nr_cpus = 4096;
+	r->lost_cpu = calloc(r->nr_cpus, sizeof(*r->lost_cpu));
+	r->per_event = calloc(r->nev, sizeof(*r->per_event));
+	if (!r->lost_cpu || !r->per_event) {
+		ret = ENOMEM;
+		goto fail;
+	}
+	free(idv);
+	free(evv);
+	return r;
+fail:
+	free(idv);
+	free(evv);
+	ktrace_record_free(r);
+	errno = ret ? ret : EINVAL;
+	return NULL;
+}
+
+const char *ktrace_record_meta(struct ktrace_record *r, const char *key)
+{
+	return r->kf ? kt_kfile_meta_get(r->kf, key) : NULL;
+}
+
+long ktrace_record_replay(struct ktrace_record *r, ktrace_sample_fn fn,
+			  void *ctx, ktrace_raw_fn raw, void *raw_ctx)
+{
+	const struct perf_event_header *h;
+	long n = 0;
+	int ret;
+
+	if (!r->kf)
+		return -EINVAL;
+	kt_kfile_rewind(r->kf);
+	r->fn = fn;
+	r->fnctx = ctx;
+	while ((ret = kt_kfile_next(r->kf, &h)) == 1) {
+		uint64_t ts = 0;
+
+		kt_merge_rec_time(&r->mcfg, h, &ts);
+		if (raw) {
+			ret = raw(raw_ctx, h->type, h->misc, h->size, ts, h);
+			if (ret)
+				return ret;
+		} else {
+			ret = kt_record_emit(r, 0, ts, h);
+			if (ret)
+				return ret;
+		}
+		n++;
+	}
+	return ret < 0 ? ret : n;
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Call stacks of recorded samples: kernel frames from kallsyms (module
+ * symbols too), user frames through the binaries announced by MMAP2
+ * records, so that a process that has already exited still resolves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <trace-seq.h>
+
+#include "internal.h"
+#include "record.h"
+
+void kt_symtab_free(struct kt_symtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+int kt_symtab_add(struct kt_symtab *t, uint64_t addr, const char *name)
+{
+	struct kt_sym *nv;
+
+	if ((t->n & (t->n - 1)) == 0 || t->n == 0) {
+		nv = realloc(t->v, (t->n ? t->n * 2 : 1024) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+	}
+	t->v[t->n].addr = addr;
+	t->v[t->n].name = strdup(name);
+	if (!t->v[t->n].name)
+		return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct kt_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void kt_symtab_sort(struct kt_symtab *t)
+{
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
+	t->loaded = true;
+}
+
+const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
+			   uint64_t *off)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->n || addr < t->v[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (off)
+		*off = addr - t->v[lo].addr;
+	return t->v[lo].name;
+}
+
+int kt_symtab_load_kallsyms(struct kt_symtab *t, const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[400];
+		char *mod;
+
+		if (sscanf(line, "%llx %c %399s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'W' && type != 'w')
+			continue;
+		if (!addr)
+			continue;
+		mod = strchr(line, '[');
+		if (mod) {
+			char full[512];
+
+			mod[strcspn(mod, "\n")] = '\0';
+			snprintf(full, sizeof(full), "%s %s", name, mod);
+			kt_symtab_add(t, addr, full);
+		} else {
+			kt_symtab_add(t, addr, name);
+		}
+	}
+	fclose(f);
+	kt_symtab_sort(t);
+	return 0;
+}
+
+void kt_record_note_mmap(struct ktrace_record *r,
+			 const struct perf_event_header *h)
+{
+	const struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+		char filename[];
+	} *m = (const void *)h;
+	size_t max;
+
+	if (h->size <= sizeof(*m))
+		return;
+	max = h->size - sizeof(*m);
+	if (!memchr(m->filename, '\0', max) || m->filename[0] != '/' ||
+	    !(m->prot & 4 /* PROT_EXEC */))
+		return;
+	kt_record_add_map(r, m->pid, m->addr, m->len, m->pgoff, m->filename,
+			  false);
+}
+
+void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
+		       uint64_t len, uint64_t pgoff, const char *path,
+		       bool synth)
+{
+	struct rec_map *nv = realloc(r->maps, (r->nr_maps + 1) * sizeof(*nv));
+
+	if (!nv)
+		return;
+	r->maps = nv;
+	nv[r->nr_maps].pid = pid;
+	nv[r->nr_maps].start = start;
+	nv[r->nr_maps].len = len;
+	nv[r->nr_maps].pgoff = pgoff;
+	nv[r->nr_maps].synth = synth;
+	nv[r->nr_maps].path = strdup(path);
+	if (nv[r->nr_maps].path)
+		r->nr_maps++;
+}
+
+void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
+{
+	char path[64], line[4352];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8], file[4096];
+
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start,
+			   &end, perms, &off, file) < 4)
+			continue;
+		if (perms[2] != 'x' || file[0] != '/')
+			continue;
+		kt_record_add_map(r, pid, start, end - start, off, file, true);
+	}
+	fclose(f);
+}
+
+/* One binary's symbols by virtual address plus its PT_LOAD segments. */
+struct ubin {
+	char *path;
+	struct kt_symtab syms;
+	struct { uint64_t off, vaddr, filesz; } seg[16];
+	int nseg;
+};
+
+struct ubins {
+	struct ubin *v;
+	int n;
+};
+
+static void ubin_load(struct ubin *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		goto out;
+	if (!elf_getphdrnum(elf, &nph)) {
+		for (size_t i = 0; i < nph && b->nseg < 16; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X)) {
+				b->seg[b->nseg].off = ph.p_offset;
+				b->seg[b->nseg].vaddr = ph.p_vaddr;
+				b->seg[b->nseg].filesz = ph.p_filesz;
+				b->nseg++;
+			}
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize &&
+				   i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &s) ||
+			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (n && *n)
+				kt_symtab_add(&b->syms, s.st_value, n);
+		}
+	}
+	elf_end(elf);
+out:
+	close(fd);
+	kt_symtab_sort(&b->syms);
+}
+
+static struct ubin *ubin_get(struct ktrace_record *r, const char *path)
+{
+	struct ubins *u = r->usyms;
+	struct ubin *nv;
+
+	if (!u) {
+		u = calloc(1, sizeof(*u));
+		if (!u)
+			return NULL;
+		r->usyms = u;
+	}
+	for (int i = 0; i < u->n; i++)
+		if (!strcmp(u->v[i].path, path))
+			return &u->v[i];
+	nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	u->v = nv;
+	memset(&nv[u->n], 0, sizeof(*nv));
+	nv[u->n].path = strdup(path);
+	if (!nv[u->n].path)
+		return NULL;
+	ubin_load(&nv[u->n]);
+	return &u->v[u->n++];
+}
+
+void kt_record_free_stacks(struct ktrace_record *r)
+{
+	struct ubins *u = r->usyms;
+
+	for (int i = 0; i < r->nr_maps; i++)
+		free(r->maps[i].path);
+	free(r->maps);
+	if (u) {
+		for (int i = 0; i < u->n; i++) {
+			free(u->v[i].path);
+			kt_symtab_free(&u->v[i].syms);
+		}
+		free(u->v);
+		free(u);
+	}
+}
+
+/* Symbolize a user address of pid; buf receives "sym+0xoff (path)". */
+static void user_frame(struct ktrace_record *r, int pid, uint64_t ip,
+		       char *buf, size_t len)
+{
+	/* Newest mapping first: a later mmap replaces an older one. */
+	for (int i = r->nr_maps - 1; i >= 0; i--) {
+		const struct rec_map *m = &r->maps[i];
+		struct ubin *b;
+		uint64_t off, symoff;
+		const char *name;
+
+		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
+			continue;
+		off = ip - m->start + m->pgoff;
+		b = ubin_get(r, m->path);
+		if (!b)
+			break;
+		for (int s = 0; s < b->nseg; s++) {
+			if (off < b->seg[s].off ||
+			    off >= b->seg[s].off + b->seg[s].filesz)
+				continue;
+			name = kt_symtab_find(&b->syms,
+					      off - b->seg[s].off +
+					      b->seg[s].vaddr, &symoff);
+			if (name) {
+				snprintf(buf, len, "%s+0x%llx (%s)", name,
+					 (unsigned long long)symoff, m->path);
+				return;
+			}
+		}
+		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
+			 (unsigned long long)off);
+		return;
+	}
+	snprintf(buf, len, "[unknown]");
+}
+
+void kt_record_format_stack(struct ktrace_record *r,
+			    const struct ktrace_sample *s, bool json)
+{
+	struct trace_seq *q = &r->seq;
+	bool kernel = true;
+	int shown = 0;
+
+	if (!r->ksyms.loaded && r->live)
+		kt_symtab_load_kallsyms(&r->ksyms, NULL);
+	if (json)
+		trace_seq_puts(q, ", \"stack\": [");
+	for (uint32_t i = 0; i < s->nr_ips; i++) {
+		uint64_t ip = s->ips[i], off = 0;
+		char frame[512];
+		const char *name;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (kernel) {
+			name = kt_symtab_find(&r->ksyms, ip, &off);
+			if (name)
+				snprintf(frame, sizeof(frame), "%s+0x%llx",
+					 name, (unsigned long long)off);
+			else
+				snprintf(frame, sizeof(frame), "[kernel]");
+		} else {
+			user_frame(r, s->pid, ip, frame, sizeof(frame));
+		}
+		if (json) {
+			trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": \"",
+					 shown ? ", " : "",
+					 (unsigned long long)ip);
+			for (char *c = frame; *c; c++) {
+				if (*c == '"' || *c == '\\')
+					trace_seq_putc(q, '\\');
+				trace_seq_putc(q, *c);
+			}
+			trace_seq_puts(q, "\"}");
+		} else {
+			trace_seq_printf(q, "\n\t%16llx %s",
+					 (unsigned long long)ip, frame);
+		}
+		shown++;
+	}
+	if (json)
+		trace_seq_putc(q, ']');
+}
