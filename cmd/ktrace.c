@@ -19,6 +19,8 @@ static const struct cmd commands[] = {
 	{ "reset", cmd_reset, "disable events and clear filters of an instance" },
 	{ "probe", cmd_probe, "add, list and delete kprobes and uprobes" },
 	{ "record", cmd_record, "record events through perf ring buffers" },
+	{ "report", cmd_report, "print a recording made with record -o" },
+	{ "stat", cmd_stat, "count events (like perf stat)" },
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

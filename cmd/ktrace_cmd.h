@@ -66,6 +66,8 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_reset(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_probe(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);

@@ -386,6 +386,39 @@ struct ktrace_record_stats {
 void ktrace_record_stats(const struct ktrace_record *r,
 			 struct ktrace_record_stats *st);
 
+/* ---------------------------------------------------------------- counting */
+
+/*
+ * Counting mode (ktrace stat): no ring buffer, counters read with read(2).
+ * Events are tracepoints ("system:event") or generic counter names
+ * ("task-clock", "context-switches", "page-faults", "cpu-migrations",
+ * "cycles", "instructions", "cache-misses", "branch-misses"...).
+ */
+struct ktrace_stat;
+
+struct ktrace_stat *ktrace_stat_alloc(struct ktrace_tfs *tfs);
+void ktrace_stat_free(struct ktrace_stat *st);
+/* Returns the event's index or -errno (-ENOENT: unknown name). */
+int ktrace_stat_add(struct ktrace_stat *st, const char *name,
+		    struct ktrace_err *err);
+/*
+ * Open the counters of pid (>= 0, with inherit/enable_on_exec) or of every
+ * CPU in cpus (pid -1; NULL: all). A counter this machine lacks (no PMU)
+ * does not fail the set: ktrace_stat_read() says -EOPNOTSUPP for it.
+ */
+int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
+		     int nr_cpus, bool inherit, bool enable_on_exec,
+		     struct ktrace_err *err);
+int ktrace_stat_enable(struct ktrace_stat *st);
+int ktrace_stat_disable(struct ktrace_stat *st);
+int ktrace_stat_count(const struct ktrace_stat *st);
+const char *ktrace_stat_name(const struct ktrace_stat *st, int i);
+/* value: the count scaled for multiplexing; 0 or -errno. */
+int ktrace_stat_read(struct ktrace_stat *st, int i, uint64_t *value,
+		     uint64_t *enabled_ns, uint64_t *running_ns);
+/* The counter names ktrace_stat_add() knows, NULL-terminated. */
+const char *const *ktrace_stat_counter_names(void);
+
 #ifdef __cplusplus
 }
 #endif
