@@ -1,27 +1,25 @@
 #!/bin/bash
 # The README's run command: a short, real trace on this machine.
-# list -> enable in a private instance -> run a workload -> show -> reset.
+#   list -> record tracepoints of a command -> record a uprobe with
+#   arguments resolved by name from DWARF -> stat.
+# Everything ktrace creates (inline probes) is removed when record ends.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 K=./ktrace
-inst=ktrace_demo_$$
-cleanup() { $K reset -B $inst >/dev/null 2>&1; }
-trap cleanup EXIT INT TERM
+T=build/tests/targets/probed
 
 echo "\$ ktrace list 'sched:sched_process_*'"
 $K list 'sched:sched_process_*' || exit 1
 echo
-echo "\$ ktrace enable -B $inst sched:sched_process_exec sched:sched_process_exit"
-$K enable -B $inst sched:sched_process_exec sched:sched_process_exit || exit 1
-echo "\$ ktrace filter -B $inst sched:sched_process_exit 'prio < 200'"
-$K filter -B $inst sched:sched_process_exit 'prio < 200' || exit 1
-echo "\$ ktrace show -B $inst"
-$K show -B $inst
-for c in true uname date; do $c >/dev/null; done
+echo "\$ ktrace record -e sched:sched_process_exec -e 'syscalls:sys_enter_openat' --filter 'mode == 0' -- sh -c 'uname -r; cat /etc/hostname'"
+$K record -e sched:sched_process_exec -e 'syscalls:sys_enter_openat' \
+	--filter 'mode == 0' -- sh -c 'uname -r; cat /etc/hostname' || exit 1
 echo
-echo "# the instance's trace after running true, uname and date:"
-grep -v '^#' /sys/kernel/tracing/instances/$inst/trace | grep -E 'true|uname|date' | head -20
-echo
-echo "\$ ktrace reset -B $inst"
-$K reset -B $inst
-trap - EXIT
+if [ -x $T ]; then
+	echo "\$ ktrace record -e 'uprobe:$T:parse_line line len' -e 'uretprobe:$T:hot \$retval' -- $T 3"
+	$K record -e "uprobe:$T:parse_line line len" \
+		-e "uretprobe:$T:hot \$retval" -- $T 3 || exit 1
+	echo
+fi
+echo "\$ ktrace stat -e syscalls:sys_enter_getppid -e task-clock -e cycles -- sh -c 'cat /proc/loadavg'"
+$K stat -e syscalls:sys_enter_getppid -e task-clock -e cycles -- sh -c 'cat /proc/loadavg'

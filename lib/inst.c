@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /* Instances and the ftrace event controls: enable, filter, state, reset. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -276,15 +277,73 @@ static int filter_read(struct ktrace_inst *inst, const char *sys,
 	return 0;
 }
 
+/*
+ * Can libtracefs's verifier judge expr? It refuses what the kernel accepts
+ * in two cases: fields that are in no format file (CPU, COMM, common_cpu)
+ * and negative numbers. Those go to the kernel unchecked; a refusal there
+ * is reported with the kernel's own error_log text.
+ */
+static bool verifiable(const char *expr)
+{
+	const char *p;
+
+	if (strstr(expr, "CPU") || strstr(expr, "COMM") ||
+	    strstr(expr, "cpu") || strstr(expr, "comm"))
+		return false;
+	for (p = strchr(expr, '-'); p; p = strchr(p + 1, '-'))
+		if (isdigit((unsigned char)p[1]))
+			return false;
+	return true;
+}
+
+int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
+		    struct ktrace_err *err)
+{
+	char *msg = NULL, *nl;
+	int pos = -1, ret;
+
+	if (!te || !verifiable(expr) ||
+	    tracefs_filter_string_verify(te, expr, &msg) == 0) {
+		free(msg);
+		return 0;
+	}
+	/*
+	 * libtracefs answers "EXPR\n   ^\nMESSAGE\n": the caret's column is
+	 * the position in the user's expression.
+	 */
+	if (msg) {
+		char *l2 = strchr(msg, '\n'), *c;
+
+		while ((nl = strrchr(msg, '\n')) && !nl[1])
+			*nl = '\0';
+		nl = strrchr(msg, '\n');
+		if (l2 && nl && nl > l2) {
+			c = memchr(l2 + 1, '^', nl - l2 - 1);
+			if (c)
+				pos = c - (l2 + 1);
+		}
+		ret = ktrace_err_set(err, EINVAL, "bad filter for %s: %s", what,
+				     nl ? nl + 1 : msg);
+	} else {
+		ret = ktrace_err_set(err, EINVAL, "bad filter for %s", what);
+	}
+	if (err) {
+		err->input = strdup(expr);
+		err->pos = pos <= (int)strlen(expr) ? pos : -1;
+	}
+	free(msg);
+	return ret;
+}
+
 static int verify_filter(struct ktrace_inst *inst, const char *sys,
 			 const char *ev, const char *expr,
 			 struct ktrace_err *err)
 {
 	struct tep_handle *tep;
 	struct tep_event *te = NULL;
-	char *p, *buf, *msg = NULL;
+	char *p, *buf, what[160];
 	size_t len;
-	int ret;
+	int ret = 0;
 
 	p = kt_path("%s/events/%s/%s", inst->dir, sys, ev);
 	if (!p)
@@ -304,54 +363,9 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 		free(buf);
 		return -ENOMEM;
 	}
-	/*
-	 * The kernel also knows fields that are in no format file (CPU,
-	 * COMM, common_cpu...): libtracefs's verifier refuses them, so such
-	 * expressions go to the kernel unchecked (which restores on error).
-	 */
-	if (strstr(expr, "CPU") || strstr(expr, "COMM") ||
-	    strstr(expr, "common_cpu") || strstr(expr, "cpu") ||
-	    strstr(expr, "comm") ||
-	    tep_parse_format(tep, &te, buf, len, sys) != TEP_ERRNO__SUCCESS ||
-	    !te) {
-		/* Cannot verify locally: leave it to the kernel. */
-		ret = 0;
-		goto out;
-	}
-	ret = 0;
-	if (tracefs_filter_string_verify(te, expr, &msg) < 0) {
-		char *nl;
-
-		int pos = -1;
-
-		/*
-		 * libtracefs answers "EXPR\n   ^\nMESSAGE\n": the caret's
-		 * column is the position in the user's expression.
-		 */
-		if (msg) {
-			char *l2 = strchr(msg, '\n'), *c;
-
-			while ((nl = strrchr(msg, '\n')) && !nl[1])
-				*nl = '\0';
-			nl = strrchr(msg, '\n');
-			if (l2 && nl && nl > l2) {
-				c = memchr(l2 + 1, '^', nl - l2 - 1);
-				if (c)
-					pos = c - (l2 + 1);
-			}
-			ret = ktrace_err_set(err, EINVAL, "bad filter for %s:%s: %s",
-					     sys, ev, nl ? nl + 1 : msg);
-		} else {
-			ret = ktrace_err_set(err, EINVAL, "bad filter for %s:%s",
-					     sys, ev);
-		}
-		if (err) {
-			err->input = strdup(expr);
-			err->pos = pos <= (int)strlen(expr) ? pos : -1;
-		}
-	}
-	free(msg);
-out:
+	snprintf(what, sizeof(what), "%s:%s", sys, ev);
+	if (tep_parse_format(tep, &te, buf, len, sys) == TEP_ERRNO__SUCCESS)
+		ret = kt_filter_check(te, what, expr, err);
 	tep_free(tep);
 	free(buf);
 	return ret;

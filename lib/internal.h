@@ -50,4 +50,12 @@ int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
 int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
 			    const char *ev, const char *file, const char *val);
 
+/*
+ * Check a filter against an event's format with libtracefs's verifier
+ * (when it can judge it). 0, or -EINVAL with err filled (input, pos).
+ */
+struct tep_event;
+int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
+		    struct ktrace_err *err);
+
 #endif

@@ -205,20 +205,7 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 	}
 	te = r->ev[ret].te;
 	if (filter) {
-		char *msg = NULL;
-
-		if (tracefs_filter_string_verify(te, filter, &msg) < 0) {
-			char *l = msg ? strrchr(msg, '\n') : NULL;
-
-			while (l && !l[1] && l > msg) {
-				*l = '\0';
-				l = strrchr(msg, '\n');
-			}
-			ktrace_err_set(err, EINVAL, "bad filter for %s: %s",
-				       event, l ? l + 1 : (msg ? msg : "?"));
-			if (err)
-				err->input = strdup(filter);
-			free(msg);
+		if (kt_filter_check(te, event, filter, err) < 0) {
 			r->nev--;
 			free(r->ev[r->nev].system);
 			free(r->ev[r->nev].name);
@@ -291,6 +278,20 @@ int ktrace_record_open(struct ktrace_record *r,
 		char advice[1024];
 
 		ret = -(fail.err ? fail.err : errno);
+		if (fail.stage == KT_PERF_STAGE_FILTER && fail.event >= 0 &&
+		    fail.event < r->nev) {
+			const struct rec_event *e = &r->ev[fail.event];
+
+			ktrace_err_set(err, -ret,
+				       "the kernel refused the filter for %s:%s: %s",
+				       e->system, e->name,
+				       ret == -EINVAL ?
+				       "a field, operator or value it does not accept (note: syscall arguments are unsigned)" :
+				       strerror(-ret));
+			if (err)
+				err->input = strdup(e->filter);
+			return ret;
+		}
 		kt_perf_advice(&fail, advice, sizeof(advice));
 		for (char *p = advice; *p; p++)
 			if (*p == '\n')
