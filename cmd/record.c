@@ -84,8 +84,8 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 		return 0;
 	}
 	line = ktrace_record_format(run->rec, s, run->json, &len);
-	fwrite(line, 1, len, run->ctx->out);
-	putc('\n', run->ctx->out);
+	fwrite_unlocked(line, 1, len, run->ctx->out);
+	putc_unlocked('\n', run->ctx->out);
 	if (s->type == KTRACE_SAMPLE_EVENT && run->count &&
 	    ++run->printed >= run->count)
 		return 1;

@@ -147,6 +147,11 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 	e->format = strndup(format, len);
 	e->id = id;
 	e->te = te;
+	e->label_len = snprintf(e->label, sizeof(e->label), "%s:%s: ", system,
+				name);
+	if (e->label_len >= sizeof(e->label))
+		e->label_len = sizeof(e->label) - 1;
+	e->has_info = te->print_fmt.format && te->print_fmt.format[0];
 	if (!e->system || !e->name || !e->format)
 		return -ENOMEM;
 	return r->nev++;

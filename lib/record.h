@@ -24,6 +24,9 @@ struct rec_event {
 	struct tep_event *te;
 	char *filter;
 	char *format;		/* the format file's text (for -o) */
+	char label[160];	/* "system:event: " */
+	size_t label_len;
+	bool has_info;		/* its print fmt prints something */
 };
 
 struct rec_id {

@@ -115,14 +115,137 @@ static const char *finish(struct ktrace_record *r, size_t *len)
 	return r->seq.buffer;
 }
 
+/* Room for n more bytes in r->out. */
+static char *out_reserve(struct ktrace_record *r, size_t used, size_t n)
+{
+	if (used + n > r->out_cap) {
+		size_t cap = r->out_cap ? r->out_cap : 256;
+		char *nb;
+
+		while (cap < used + n)
+			cap *= 2;
+		nb = realloc(r->out, cap);
+		if (!nb)
+			return NULL;
+		r->out = nb;
+		r->out_cap = cap;
+	}
+	return r->out + used;
+}
+
+/* Decimal digits of v, right-aligned in width (space or zero padded). */
+static char *put_uint(char *p, unsigned long long v, int width, char pad)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (width-- > n)
+		*p++ = pad;
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_int(char *p, long long v, int width)
+{
+	if (v < 0) {
+		char tmp[24], *e = put_uint(tmp, -(unsigned long long)v, 0, ' ');
+		int n = e - tmp;
+
+		while (width-- > n + 1)
+			*p++ = ' ';
+		*p++ = '-';
+		memcpy(p, tmp, n);
+		return p + n;
+	}
+	return put_uint(p, v, width, ' ');
+}
+
+/*
+ * The text line: "comm pid[/tid] [cpu] sec.nsec: system:event: INFO". This
+ * is the per-record hot path of live printing and of report, so the header
+ * is written by hand; only the event's own print format goes through
+ * libtraceevent, and not at all when it is empty.
+ */
+static const char *format_text(struct ktrace_record *r,
+			       const struct ktrace_sample *s,
+			       const struct rec_event *e, size_t *len)
+{
+	const char *comm = ktrace_record_comm(r, s->tid);
+	size_t clen = strnlen(comm, 16), used;
+	char *p = out_reserve(r, 0, 128 + e->label_len);
+
+	if (!p)
+		return "";
+	for (size_t i = clen; i < 16; i++)
+		*p++ = ' ';
+	memcpy(p, comm, clen);
+	p += clen;
+	*p++ = ' ';
+	p = put_int(p, s->pid, 7);
+	if (s->pid != s->tid) {
+		*p++ = '/';
+		p = put_int(p, s->tid, 0);
+	}
+	*p++ = ' ';
+	*p++ = '[';
+	p = put_uint(p, s->cpu, 3, '0');
+	*p++ = ']';
+	*p++ = ' ';
+	p = put_uint(p, s->time / 1000000000ull, 0, ' ');
+	*p++ = '.';
+	p = put_uint(p, s->time % 1000000000ull, 9, '0');
+	*p++ = ':';
+	*p++ = ' ';
+	memcpy(p, e->label, e->label_len);
+	p += e->label_len;
+	used = p - r->out;
+	if (e->has_info) {
+		struct tep_record rec = {
+			.ts = s->time,
+			.data = (void *)s->raw,
+			.size = s->raw_size,
+			.cpu = s->cpu,
+		};
+
+		trace_seq_reset(&r->seq);
+		tep_print_event(r->tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&r->seq);
+		p = out_reserve(r, used, r->seq.len + 1);
+		if (!p)
+			return "";
+		memcpy(p, r->seq.buffer, r->seq.len);
+		used += r->seq.len;
+	}
+	if (s->nr_ips) {
+		trace_seq_reset(&r->seq);
+		kt_record_format_stack(r, s, false);
+		trace_seq_terminate(&r->seq);
+		p = out_reserve(r, used, r->seq.len + 1);
+		if (!p)
+			return "";
+		memcpy(p, r->seq.buffer, r->seq.len);
+		used += r->seq.len;
+	}
+	r->out[used] = '\0';
+	*len = used;
+	return r->out;
+}
+
 const char *ktrace_record_format(struct ktrace_record *r,
 				 const struct ktrace_sample *s, bool json,
 				 size_t *len)
 {
 	struct trace_seq *q = &r->seq;
 	const struct rec_event *e;
-	unsigned long long sec = s->time / 1000000000ull;
-	unsigned long long ns = s->time % 1000000000ull;
+	size_t dummy;
+
+	if (!len)
+		len = &dummy;
 
 	trace_seq_reset(q);
 	if (s->type == KTRACE_SAMPLE_LOST) {
@@ -162,25 +285,7 @@ const char *ktrace_record_format(struct ktrace_record *r,
 			kt_record_format_stack(r, s, true);
 		trace_seq_putc(q, '}');
 	} else {
-		struct tep_record rec = {
-			.ts = s->time,
-			.data = (void *)s->raw,
-			.size = s->raw_size,
-			.cpu = s->cpu,
-		};
-
-		if (s->pid == s->tid)
-			trace_seq_printf(q, "%16s %7d [%03d] %llu.%09llu: %s:%s: ",
-					 ktrace_record_comm(r, s->tid), s->tid,
-					 s->cpu, sec, ns, e->system, e->name);
-		else
-			trace_seq_printf(q, "%16s %7d/%-7d [%03d] %llu.%09llu: %s:%s: ",
-					 ktrace_record_comm(r, s->tid), s->pid,
-					 s->tid, s->cpu, sec, ns, e->system,
-					 e->name);
-		tep_print_event(r->tep, q, &rec, "%s", TEP_PRINT_INFO);
-		if (s->nr_ips)
-			kt_record_format_stack(r, s, false);
+		return format_text(r, s, e, len);
 	}
 	return finish(r, len);
 }
