@@ -205,13 +205,11 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_FAIL;
 		goto out;
 	}
-	made = calloc(n, sizeof(*made));
+	made = calloc(n > 0 ? (size_t)n : 1, sizeof(*made));
 	if (!made) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
-	if (ctx->json)
-		fputs("[", ctx->out);
 	/* Parse and resolve everything first: nothing is written when any
 	 * spec is wrong. */
 	for (int i = 0; i < n; i++) {
@@ -248,6 +246,8 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		}
 		nmade = i + 1;
 	}
+	if (ctx->json)
+		fputs("[", ctx->out);
 	for (int i = 0; i < n; i++)
 		print_added(ctx, made[i], dry, i == 0);
 	if (ctx->json) {

@@ -99,9 +99,13 @@ static bool is_var_expr(const char *s)
 {
 	const char *p = s;
 
-	if (!strcmp(s, "$retval"))
-		return true;
-	if (!isalpha((unsigned char)*p) && *p != '_')
+	if (!strncmp(s, "$retval", 7)) {
+		p += 7;
+		if (!*p)
+			return true;
+		if (*p != '-' && *p != '.' && *p != '[')
+			return false;
+	} else if (!isalpha((unsigned char)*p) && *p != '_')
 		return false;
 	while (*p) {
 		if (isalnum((unsigned char)*p) || *p == '_' || *p == '.') {
@@ -200,11 +204,14 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 			    "empty argument");
 	}
 	a->expr = strdup(expr);
-	a->raw = !is_var_expr(expr);
+	/* "$retval:TYPE" needs no resolution: the user gave the type. */
+	a->raw = !is_var_expr(expr) || (a->type && !strcmp(expr, "$retval"));
 	if (a->raw && strpbrk(expr, "\"'`;|&<>\\")) {
+		int ret = perr(err, p->spec, a->estart, EINVAL,
+			       "bad fetch argument '%s'", expr);
+
 		free(t);
-		return perr(err, p->spec, a->estart, EINVAL,
-			    "bad fetch argument '%s'", expr);
+		return ret;
 	}
 	if (!a->name) {
 		if (!a->raw || !strcmp(expr, "$comm") ||
@@ -521,6 +528,40 @@ static int arg_err(struct ktrace_probe *p, struct probe_arg *a, int ret,
 	return ret;
 }
 
+/*
+ * Size of a kernel function from kallsyms: the distance to the next text
+ * symbol. 0 when unknown (no kallsyms, or addresses hidden from non-root).
+ */
+static unsigned long long kallsyms_func_size(const char *func)
+{
+	const char *path = getenv("KTRACE_KALLSYMS");
+	unsigned long long addr = 0, next = 0, a;
+	char line[512], name[256], type;
+	FILE *f = fopen(path && *path ? path : "/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (!strcmp(name, func) && (type == 't' || type == 'T'))
+			addr = a;
+	}
+	if (!addr) {
+		fclose(f);
+		return 0;
+	}
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (a > addr && (!next || a < next))
+			next = a;
+	}
+	fclose(f);
+	return next ? next - addr : 0;
+}
+
 static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			  struct ktrace_err *err)
 {
@@ -543,6 +584,14 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 		return ret;
 	}
 	ktrace_err_clear(&sub);
+	if (p->offs) {
+		unsigned long long size = kallsyms_func_size(p->func);
+
+		if (size && p->offs >= size)
+			return perr(err, p->spec, p->lstart, ERANGE,
+				    "offset +%lu is outside %s (%llu bytes)",
+				    p->offs, p->func, size);
+	}
 	for (int i = 0; i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
 
