@@ -1,0 +1,563 @@
+# ktrace record / report / stat against the real kernel: exact counts from
+# the targets in tests/targets (syscaller: N getppid() calls; probed: hot()
+# called N times; threads: a thread and a forked child), signals, -p/-a/-C,
+# filters, files, JSON, call stacks, lost records.
+#
+# Other ktrace processes may run at the same time (other test suites): the
+# checks look at this run's own probe group (ktrace_<pid of our ktrace>)
+# and at records of our own target processes only.
+
+SYSC=$TARGETS/syscaller
+PROBED=$TARGETS/probed
+THREADS=$TARGETS/threads
+GETPPID_NR=$(python3 -c 'import platform; print({"x86_64": 110, "aarch64": 173}.get(platform.machine(), -1))')
+RT=/tmp/ktrace-it-rec	# scratch files, overwritten by each run
+
+# --------------------------------------------------------------- helpers
+
+# Wait up to SECS for PID (our child) to exit; its status in $WST.
+# Fails (after killing it) when it does not exit in time.
+wait_exit() { # PID SECS
+	local i=0 max=$(($2 * 10))
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $max ]; then
+			kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null
+			fail "process $1 did not exit within $2 s"; return 1
+		fi
+		sleep 0.1
+	done
+	wait "$1"; WST=$?
+}
+
+# Wait until FILE has a line matching REGEX (a target's "ready" line, a
+# probe group in dynamic_events...).
+wait_for_line() { # FILE REGEX SECS
+	local i=0
+	until grep -q -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && { fail "no '$2' in $1"; return 1; }
+		sleep 0.1
+	done
+}
+
+group_of() { echo "ktrace_$1"; }
+group_left() { # KTRACE_PID: is its probe group still in dynamic_events?
+	grep -q "^[a-z]:ktrace_$1/" $TFS/dynamic_events
+}
+
+# Lines of a text recording for EVENT (system:event).
+ev_lines() { grep -F " $1: " "$2"; }
+
+# Fields of text lines: comm pid tid cpu time (pid/tid split, [cpu] bare).
+text_fields() {
+	awk '/^ *[^ ]+ +[0-9]+(\/[0-9]+)? +\[[0-9]+\] [0-9]+\.[0-9]+: / {
+		pt = $2; n = split(pt, a, "/"); pid = a[1]; tid = n > 1 ? a[2] : a[1]
+		cpu = $3; gsub(/[\[\]]/, "", cpu); t = $4; sub(/:$/, "", t)
+		print $1, pid, tid, cpu + 0, t }' "$1"
+}
+
+# Are the timestamps (5th column of text_fields) non-decreasing?
+times_sorted() { # FILE
+	text_fields "$1" | awk '{ split($5, a, "."); t = a[1] * 1000000000 + a[2]
+		if (NR > 1 && t < last) { print "line " NR ": " $5 " < previous"; bad = 1 }
+		last = t } END { exit bad }'
+}
+
+# ------------------------------------------------------- tracepoint, child
+
+t_record_tracepoint_exact_count_pid_comm() {
+	# sh execs the target, so $$ in the shell is the target's pid.
+	$KTRACE record -e syscalls:sys_enter_getppid -- \
+		sh -c "echo \$\$ > $RT.pid; exec $SYSC 1000" >$RT.out 2>$RT.err \
+		|| fail "record exited $?: $(cat $RT.err)" || return 1
+	pid=$(cat $RT.pid)
+	text_fields $RT.out > $RT.f
+	# sh may call getppid() itself before its exec: those records say "sh"
+	expect_eq "syscaller records" "$(awk '$1 == "syscaller"' $RT.f | wc -l)" 1000 || return 1
+	expect_eq "other comms" "$(awk '$1 != "syscaller" {print $1}' $RT.f | sort -u)" "$(awk '$1 != "syscaller" {print "sh"}' $RT.f | sort -u)" || return 1
+	expect_eq "pids" "$(awk '{print $2, $3}' $RT.f | sort -u)" "$pid $pid" || return 1
+	nsh=$(awk '$1 == "sh"' $RT.f | wc -l)
+	expect_contains "summary" "$(cat $RT.err)" "$((1000 + nsh)) records captured" || return 1
+	out=$(times_sorted $RT.out) || fail "timestamps: $out"
+}
+
+t_record_exit_status_is_the_childs() {
+	expect_status 3 $KTRACE record -e syscalls:sys_enter_getppid -- $SYSC 10 3 || return 1
+	expect_eq "records" "$(echo "$OUT" | grep -c sys_enter_getppid)" 10 || return 1
+	expect_status 0 $KTRACE record -e syscalls:sys_enter_getppid -- $SYSC 10 0 || return 1
+	# a command that cannot run: 127 and a message
+	expect_status 127 $KTRACE record -e syscalls:sys_enter_getppid -- /nonexistent/cmd || return 1
+	expect_contains "stderr" "$ERR" "cannot run '/nonexistent/cmd'" || return 1
+	# killed by a signal: 128 + signal
+	expect_status 137 $KTRACE record -e syscalls:sys_enter_getppid -- sh -c 'kill -KILL $$'
+}
+
+t_record_timestamps_ordered_across_cpus() {
+	# A thread and a child run at once (on both CPUs when there are two),
+	# plus sched_switch: the merged output must be in time order.
+	$KTRACE record -e syscalls:sys_enter_getppid -e sched:sched_switch -- \
+		$THREADS 20000 >$RT.out 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
+	expect_eq "getppid records" "$(ev_lines syscalls:sys_enter_getppid $RT.out | wc -l)" 40000 || return 1
+	out=$(times_sorted $RT.out) || fail "timestamps not in order: $out" || return 1
+	if [ "$(nproc)" -gt 1 ]; then
+		ncpu=$(text_fields $RT.out | awk '{print $4}' | sort -u | wc -l)
+		[ "$ncpu" -gt 1 ] || echo "note: all records on one CPU" >&2
+	fi
+}
+
+t_record_inherit_thread_and_child() {
+	$KTRACE record -e syscalls:sys_enter_getppid -- sh -c "echo \$\$ > $RT.pid; exec $THREADS 300" \
+		>$RT.out 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
+	pid=$(cat $RT.pid)
+	text_fields $RT.out > $RT.f
+	# the thread: pid = the target, tid another; the child: another pid
+	expect_eq "thread records" "$(awk -v p=$pid '$2 == p && $3 != p' $RT.f | wc -l)" 300 || return 1
+	expect_eq "child records" "$(awk -v p=$pid '$2 != p && $2 == $3' $RT.f | wc -l)" 300 || return 1
+	# (sh may make a getppid() call of its own before the exec)
+	expect_eq "main thread records" "$(awk -v p=$pid '$3 == p && $1 != "sh"' $RT.f | wc -l)" 0 || return 1
+	expect_eq "comms" "$(awk '$1 != "sh" {print $1}' $RT.f | sort -u)" "threads"
+}
+
+# ---------------------------------------------------------- inline probes
+
+t_record_uprobe_args_by_name() {
+	$KTRACE record -j -e "uprobe:$PROBED:hot i" -- $PROBED 200 >$RT.out 2>$RT.err &
+	kp=$!
+	wait_exit $kp 30 || return 1
+	[ "$WST" = 0 ] || fail "record exited $WST: $(cat $RT.err)" || return 1
+	group_left $kp && fail "group ktrace_$kp left in dynamic_events" && return 1
+	python3 - $RT.out $kp <<'PY' || fail "uprobe records: $(head -c 400 $RT.out)"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+recs = [r for r in recs if "event" in r]
+assert [r["event"] for r in recs] == [f"ktrace_{sys.argv[2]}:hot"] * 200, recs[:2]
+# hot(int i) is called with i = 0..199, in this order
+assert [r["fields"]["i"] for r in recs] == list(range(200)), [r["fields"]["i"] for r in recs][:10]
+assert all(r["comm"] == "probed" for r in recs)
+assert len({r["pid"] for r in recs}) == 1
+PY
+}
+
+t_record_uretprobe_retval() {
+	$KTRACE record -j -e "uretprobe:$PROBED:hot \$retval" -- $PROBED 100 >$RT.out 2>$RT.err &
+	kp=$!
+	wait_exit $kp 30 || return 1
+	[ "$WST" = 0 ] || fail "record exited $WST: $(cat $RT.err)" || return 1
+	group_left $kp && fail "group ktrace_$kp left in dynamic_events" && return 1
+	python3 - $RT.out <<'PY' || fail "uretprobe records: $(head -c 400 $RT.out)"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(recs) == 100, len(recs)
+# hot(i) returns 2 * i + 1
+assert [r["fields"]["retval"] for r in recs] == [2 * i + 1 for i in range(100)]
+assert all(r["event"].endswith(":hot__return") for r in recs)
+PY
+}
+
+t_record_uprobe_string_arg() {
+	$KTRACE record -e "uprobe:$PROBED:parse_line line len" -- $PROBED 1 >$RT.out 2>$RT.err \
+		|| fail "record: $(cat $RT.err)" || return 1
+	expect_eq "parse_line" "$(grep -o 'line=.*' $RT.out)" 'line="a,b,c" len=5
+line="one" len=3
+line="x,y" len=3'
+}
+
+# ------------------------------------------------------------- signals
+
+# record -a with an inline uprobe in the background, then SIG: the probe
+# group goes away and ktrace exits 0.
+sig_stops_record() { # SIG
+	$KTRACE record -a -e "uprobe:$PROBED:hot i" >$RT.out 2>$RT.err &
+	kp=$!
+	wait_for_line $TFS/dynamic_events "ktrace_$kp/" 10 || { kill -KILL $kp; wait $kp; return 1; }
+	sleep 0.5
+	$PROBED 7 >/dev/null
+	sleep 0.3
+	kill -$1 $kp
+	wait_exit $kp 10 || return 1
+	expect_eq "exit status after SIG$1" "$WST" 0 || return 1
+	group_left $kp && fail "SIG$1: group ktrace_$kp left behind" && return 1
+	expect_eq "records before SIG$1" "$(grep -c "ktrace_$kp:hot" $RT.out)" 7 || return 1
+	expect_contains "summary" "$(cat $RT.err)" "7 records captured"
+}
+
+t_record_sigint_removes_probes() { sig_stops_record INT; }
+t_record_sigterm_removes_probes() { sig_stops_record TERM; }
+
+t_record_signal_with_command_ends_it() {
+	# ktrace passes SIGTERM to its command and exits with its status.
+	$KTRACE record -e "uprobe:$PROBED:hot i" -- sleep 30 >$RT.out 2>$RT.err &
+	kp=$!
+	wait_for_line $TFS/dynamic_events "ktrace_$kp/" 10 || { kill -KILL $kp; wait $kp; return 1; }
+	sleep 0.5
+	spid=$(pgrep -P $kp sleep)
+	kill -INT $kp
+	wait_exit $kp 10 || return 1
+	expect_eq "exit status (sleep killed by SIGTERM)" "$WST" 143 || return 1
+	[ -n "$spid" ] && kill -0 $spid 2>/dev/null && { kill $spid; fail "sleep still runs"; return 1; }
+	group_left $kp && fail "group ktrace_$kp left behind" && return 1
+	return 0
+}
+
+t_record_sigkill_group_removed_at_next_start() {
+	$KTRACE record -a -e "uprobe:$PROBED:hot i" >/dev/null 2>&1 &
+	kp=$!
+	wait_for_line $TFS/dynamic_events "ktrace_$kp/" 10 || { kill -KILL $kp; wait $kp; return 1; }
+	sleep 0.3
+	kill -KILL $kp
+	wait $kp 2>/dev/null
+	group_left $kp || fail "SIGKILL: the group went away by itself?" || return 1
+	$KTRACE list >/dev/null || fail "list failed" || return 1
+	group_left $kp && fail "ktrace list did not remove the stale group ktrace_$kp" && return 1
+	return 0
+}
+
+# --------------------------------------------------------- -p, -a, -C
+
+# Start a target that waits for SIGUSR1; its pid in $TP.
+start_waiting() { # TARGET ARGS...
+	"$@" > $RT.ready &
+	TP=$!
+	wait_for_line $RT.ready '^ready' 10
+}
+
+t_record_pid_exact_count() {
+	start_waiting $SYSC 500 0 wait || return 1
+	$KTRACE record -e syscalls:sys_enter_getppid -p $TP >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 0.5
+	kill -INT $kp 2>/dev/null
+	wait_exit $kp 10 || return 1
+	expect_eq "status" "$WST" 0 || return 1
+	expect_eq "records" "$(ev_lines syscalls:sys_enter_getppid $RT.out | wc -l)" 500 || return 1
+	expect_eq "pids" "$(text_fields $RT.out | awk '{print $2}' | sort -u)" "$TP"
+}
+
+# -p on a target that exits: its comm must still be known (read when the
+# recording starts, like the comm of a command's child).
+t_record_pid_comm_of_exited_target() {
+	start_waiting $SYSC 50 0 wait || return 1
+	$KTRACE record -e syscalls:sys_enter_getppid -p $TP >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 0.5
+	kill -INT $kp 2>/dev/null
+	wait_exit $kp 10 || return 1
+	expect_eq "comms" "$(text_fields $RT.out | awk '{print $1}' | sort -u)" "syscaller"
+}
+
+# -p: record stops by itself when every traced process is gone (like a
+# command's end).
+t_record_pid_stops_when_target_exits() {
+	start_waiting $SYSC 50 0 wait || return 1
+	$KTRACE record -e syscalls:sys_enter_getppid -p $TP >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 3
+	if kill -0 $kp 2>/dev/null; then
+		kill -INT $kp; wait $kp
+		fail "record -p still runs 3 s after its target exited"
+		return 1
+	fi
+	wait $kp
+}
+
+# -p PID covers the threads the process already has ("existing processes
+# and their threads") and the children it forks afterwards.
+t_record_pid_existing_threads() {
+	start_waiting $THREADS 200 wait || return 1
+	read -r _ pid tid < $RT.ready
+	$KTRACE record -e syscalls:sys_enter_getppid -p $TP >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 0.5
+	kill -INT $kp 2>/dev/null
+	wait_exit $kp 10 || return 1
+	text_fields $RT.out > $RT.f
+	expect_eq "child records" "$(awk -v p=$pid '$2 != p' $RT.f | wc -l)" 200 || return 1
+	expect_eq "records of the existing thread $tid" "$(awk -v t=$tid '$3 == t' $RT.f | wc -l)" 200
+}
+
+t_record_all_cpus_and_cpu_list() {
+	[ "$(nproc)" -gt 1 ] || { echo "one CPU: -C part skipped" >&2; }
+	last=$(( $(nproc) - 1 ))
+	for mode in a C; do
+		if [ $mode = a ]; then opt=-a; else opt="-C 0"; fi
+		$KTRACE record $opt -e syscalls:sys_enter_getppid >$RT.out 2>$RT.err &
+		kp=$!
+		sleep 1
+		taskset -c 0 $SYSC 300 & p0=$!; wait $p0
+		taskset -c $last $SYSC 200 & p1=$!; wait $p1
+		sleep 0.5
+		kill -INT $kp
+		wait_exit $kp 10 || return 1
+		expect_eq "-$mode status" "$WST" 0 || return 1
+		text_fields $RT.out > $RT.f
+		expect_eq "-$mode cpu0 target" "$(awk -v p=$p0 '$2 == p && $4 == 0' $RT.f | wc -l)" 300 || return 1
+		if [ $mode = a ]; then
+			expect_eq "-a cpu$last target" "$(awk -v p=$p1 '$2 == p && $4 == '$last $RT.f | wc -l)" 200 || return 1
+			# system-wide: other processes too, never missing ours
+		elif [ $last != 0 ]; then
+			expect_eq "-C 0: target on cpu$last" "$(awk -v p=$p1 '$2 == p' $RT.f | wc -l)" 0 || return 1
+			expect_eq "-C 0: cpus" "$(awk '{print $4}' $RT.f | sort -u)" 0 || return 1
+		fi
+	done
+}
+
+# ------------------------------------------------------------- filters
+
+t_record_filter_follows_its_event() {
+	expect_status 0 $KTRACE record -e syscalls:sys_enter_getppid \
+		--filter 'common_pid == 1' -- $SYSC 500 || return 1
+	expect_eq "records" "$OUT" "" || return 1
+	expect_contains "summary" "$ERR" "0 records captured" || return 1
+	# the filter applies to the -e before it only
+	expect_status 0 $KTRACE record -e "uprobe:$PROBED:hot i" --filter 'i >= 95' \
+		-e syscalls:sys_enter_getppid -- sh -c "$PROBED 100; $SYSC 4" || return 1
+	expect_eq "hot records" "$(echo "$OUT" | grep -o 'i=[0-9]*' | tr '\n' ' ')" "i=95 i=96 i=97 i=98 i=99 " || return 1
+	expect_eq "getppid records" "$(echo "$OUT" | grep -c 'syscaller .*sys_enter_getppid')" 4 || return 1
+	# nothing left on the event itself (perf filters are per perf event)
+	expect_eq "tracefs filter" "$(cat $TFS/events/syscalls/sys_enter_getppid/filter)" none
+}
+
+t_record_bad_filter_fails_cleanly() {
+	expect_status 1 $KTRACE record -e syscalls:sys_enter_getppid --filter 'bogus == 1' -- $SYSC 5 || return 1
+	expect_contains "message" "$ERR" "bad filter for syscalls:sys_enter_getppid" || return 1
+	expect_eq "stdout" "$OUT" "" || return 1
+	# refused by the kernel only
+	expect_status 1 $KTRACE record -e syscalls:sys_enter_getppid --filter '__syscall_nr == "abc"' -- $SYSC 5 || return 1
+	expect_contains "kernel refusal" "$ERR" "refused the filter" || return 1
+	# on an inline probe: the probe is removed again
+	$KTRACE record -e "uprobe:$PROBED:hot i" --filter 'nosuch > 3' -- $PROBED 5 >$RT.out 2>$RT.err &
+	kp=$!
+	wait_exit $kp 20 || return 1
+	expect_eq "status" "$WST" 1 || return 1
+	expect_contains "message" "$(cat $RT.err)" "bad filter for ktrace_$kp:hot" || return 1
+	group_left $kp && fail "group ktrace_$kp left behind" && return 1
+	# --filter before any -e is a usage error
+	expect_status 2 $KTRACE record --filter 'i > 1' -e syscalls:sys_enter_getppid -- true
+}
+
+# ------------------------------------------------------- files, report
+
+# Text lines without what differs between two runs: pid/tid, time, CPU,
+# the probe group's pid and the uprobe's address.
+normalise() {
+	sed -E 's/^ *([^ ]+) +[0-9]+(\/[0-9]+)? +\[[0-9]+\] [0-9]+\.[0-9]+: /\1 /;
+		s/ktrace_[0-9]+:/ktrace_N:/; s/\([0-9a-f]+\)/(ADDR)/' "$1"
+}
+
+t_record_output_report_matches_live() {
+	work="$SYSC 20; $PROBED 5 >/dev/null; $SYSC 3 3"
+	expect_status 0 $KTRACE record -o $RT.dat -e syscalls:sys_enter_getppid \
+		-e "uprobe:$PROBED:hot i" -- sh -c "$work; exit 0" || return 1
+	expect_eq "stdout with -o" "$OUT" "" || return 1
+	expect_contains "wrote" "$ERR" "bytes to $RT.dat" || return 1
+	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	$KTRACE record -e syscalls:sys_enter_getppid -e "uprobe:$PROBED:hot i" \
+		-- sh -c "$work; exit 0" >$RT.live 2>/dev/null || return 1
+	expect_eq "report vs live (normalised)" "$(normalise $RT.rep)" "$(normalise $RT.live)" || return 1
+	expect_eq "syscaller records" "$(grep -c '^ *syscaller .*sys_enter_getppid' $RT.rep)" 23 || return 1
+	expect_eq "hot records" "$(grep -c ':hot: ' $RT.rep)" 5 || return 1
+	# the same file as JSON: same records, same pid/tid/cpu/time
+	$KTRACE report -i $RT.dat --json >$RT.json || fail "report --json" || return 1
+	python3 - $RT.json $RT.rep <<'PY' || fail "json vs text"
+import json, re, sys
+js = [json.loads(l) for l in open(sys.argv[1])]
+tx = [l for l in open(sys.argv[2])]
+assert len(js) == len(tx), (len(js), len(tx))
+pat = re.compile(r"^ *(\S+) +(\d+)(?:/(\d+))? +\[(\d+)\] (\d+)\.(\d{9}): (\S+): ")
+for j, t in zip(js, tx):
+    m = pat.match(t)
+    assert m, t
+    comm, pid, tid, cpu, s, ns, ev = m.groups()
+    assert j["comm"] == comm and j["pid"] == int(pid) and j["tid"] == int(tid or pid)
+    assert j["cpu"] == int(cpu) and j["time"] == int(s) * 10**9 + int(ns), (j, t)
+    assert j["event"] == ev, (j["event"], ev)
+PY
+}
+
+t_report_damaged_files() {
+	expect_status 0 $KTRACE record -o $RT.dat -e syscalls:sys_enter_getppid -- $SYSC 300 || return 1
+	size=$(stat -c %s $RT.dat)
+	# truncated
+	head -c $((size - 30)) $RT.dat > $RT.bad
+	expect_status 1 $KTRACE report -i $RT.bad || return 1
+	expect_contains "truncated" "$ERR" "damaged or truncated" || return 1
+	# one byte changed in the records
+	cp $RT.dat $RT.bad
+	printf '\x5a' | dd of=$RT.bad bs=1 seek=$((size / 2)) conv=notrunc status=none
+	expect_status 1 $KTRACE report -i $RT.bad || return 1
+	expect_contains "corrupted" "$ERR" "damaged or truncated" || return 1
+	# not a recording, empty, missing
+	echo "hello" > $RT.bad
+	expect_status 1 $KTRACE report -i $RT.bad || return 1
+	expect_contains "not a recording" "$ERR" "not a ktrace recording" || return 1
+	: > $RT.bad
+	expect_status 1 $KTRACE report -i $RT.bad || return 1
+	expect_status 1 $KTRACE report -i $RT.nonexistent || return 1
+	expect_contains "missing" "$ERR" "No such file" || return 1
+	# the intact file still reads
+	expect_status 0 $KTRACE report -i $RT.dat || return 1
+	expect_eq "records" "$(echo "$OUT" | wc -l)" 300
+}
+
+# ------------------------------------------------------------------ JSON
+
+t_record_json_typed() {
+	$KTRACE record -j -e syscalls:sys_enter_getppid -e sched:sched_process_exit \
+		-e "uprobe:$PROBED:parse_line line len" \
+		-- sh -c "$SYSC 5; $PROBED 1 >/dev/null" >$RT.out 2>$RT.err \
+		|| fail "record: $(cat $RT.err)" || return 1
+	python3 - $RT.out $GETPPID_NR <<'PY' || fail "json: $(head -c 600 $RT.out)"
+import json, sys
+nr = int(sys.argv[2])
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs
+for r in recs:
+    for k, t in (("time", int), ("cpu", int), ("pid", int), ("tid", int),
+                 ("comm", str), ("event", str), ("fields", dict)):
+        assert isinstance(r[k], t) and not isinstance(r[k], bool), (k, r)
+g = [r for r in recs if r["event"] == "syscalls:sys_enter_getppid"]
+assert len([r for r in g if r["comm"] == "syscaller"]) == 5, g
+for r in g:
+    assert type(r["fields"]["__syscall_nr"]) is int
+    if nr >= 0:
+        assert r["fields"]["__syscall_nr"] == nr, r
+ex = [r for r in recs if r["event"] == "sched:sched_process_exit"]
+assert ex and all(type(r["fields"]["pid"]) is int for r in ex)
+assert all(type(r["fields"]["comm"]) is str for r in ex)
+pl = [r["fields"] for r in recs if r["event"].endswith(":parse_line")]
+assert [(f["line"], f["len"]) for f in pl] == [("a,b,c", 5), ("one", 3), ("x,y", 3)], pl
+assert all(type(f["__probe_ip"]) is int for f in pl)
+PY
+}
+
+# ----------------------------------------------------------- call stacks
+
+t_record_callgraph_user_functions() {
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $SYSC 3 >$RT.out 2>$RT.err \
+		|| fail "record -g: $(cat $RT.err)" || return 1
+	# syscaller is built with frame pointers: syscall() <- main
+	expect_eq "stacks reaching main" "$(grep -cE '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(.*/syscaller\)$' $RT.out)" 3 || return 1
+	expect_contains "libc frame" "$(cat $RT.out)" "syscall+0x" || return 1
+	# a uprobe: the first frame is the probed function itself
+	$KTRACE record -g -j -e "uprobe:$PROBED:hot i" -- $PROBED 2 >$RT.out 2>$RT.err \
+		|| fail "record -g uprobe: $(cat $RT.err)" || return 1
+	python3 - $RT.out <<'PY' || fail "uprobe stack: $(cat $RT.out)"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(recs) == 2
+for r in recs:
+    st = r["stack"]
+    assert st and type(st[0]["ip"]) is int, st
+    assert st[0]["sym"].startswith("hot+0x0 (") and st[0]["sym"].endswith("/probed)"), st
+PY
+}
+
+# ---------------------------------------------------------- lost records
+
+LOST_N=1000000
+
+t_record_lost_is_reported() {
+	# one page per CPU cannot keep up with a million syscalls
+	$KTRACE record -m 1 -e syscalls:sys_enter_getppid -- $SYSC $LOST_N >$RT.out 2>$RT.err \
+		|| fail "record -m 1: $(cat $RT.err)" || return 1
+	got=$(grep -c sys_enter_getppid $RT.out)
+	[ "$got" -lt $LOST_N ] || fail "nothing lost with -m 1?" || return 1
+	grep -qE '^\[lost [0-9]+ records on cpu [0-9]+\]$' $RT.out || fail "no [lost ...] line" || return 1
+	expect_contains "LOST summary" "$(cat $RT.err)" "LOST" || return 1
+	expect_contains "advice" "$(cat $RT.err)" "use a larger -m" || return 1
+	# the summary agrees with the lines
+	inline=$(grep -oE '^\[lost [0-9]+' $RT.out | awk '{s += $2} END {print s}')
+	summary=$(sed -nE 's/.*LOST ([0-9]+) records.*/\1/p' $RT.err)
+	expect_eq "lost lines vs summary" "$inline" "$summary"
+}
+
+# Every one of the N events is either printed or counted as lost: none may
+# vanish silently (also those lost after the kernel's last LOST record).
+t_record_lost_accounts_for_every_record() {
+	$KTRACE record -m 1 -e syscalls:sys_enter_getppid -- $SYSC $LOST_N >$RT.out 2>$RT.err \
+		|| fail "record -m 1: $(cat $RT.err)" || return 1
+	got=$(grep -c sys_enter_getppid $RT.out)
+	lost=$(sed -nE 's/.*LOST ([0-9]+) records.*/\1/p' $RT.err)
+	expect_eq "captured $got + lost ${lost:-0}" "$((got + ${lost:-0}))" $LOST_N
+}
+
+# ----------------------------------------------------------------- stat
+
+t_stat_exact_count() {
+	expect_status 0 $KTRACE stat -e syscalls:sys_enter_getppid -- $SYSC 5000 || return 1
+	expect_eq "count" "$(echo "$OUT" | awk '$2 == "syscalls:sys_enter_getppid" {print $1}')" 5000 || return 1
+	expect_contains "elapsed" "$OUT" "seconds time elapsed" || return 1
+	# the child's status comes back
+	expect_status 3 $KTRACE stat -e syscalls:sys_enter_getppid -- $SYSC 10 3 || return 1
+	# inherit: the thread and the child count, the main thread makes none
+	expect_status 0 $KTRACE stat -e syscalls:sys_enter_getppid -- $THREADS 700 || return 1
+	expect_eq "inherited count" "$(echo "$OUT" | awk '$2 == "syscalls:sys_enter_getppid" {print $1}')" 1400
+}
+
+t_stat_json_and_unsupported_counters() {
+	expect_status 0 $KTRACE stat --json -e syscalls:sys_enter_getppid -e cycles \
+		-e task-clock -e context-switches -- $SYSC 2000 || return 1
+	python3 - "$OUT" <<'PY' || fail "stat json: $OUT" || return 1
+import json, sys
+s = json.loads(sys.argv[1])
+assert type(s["elapsed"]) is float and s["elapsed"] > 0
+c = {x["event"]: x for x in s["counters"]}
+assert list(c) == ["syscalls:sys_enter_getppid", "cycles", "task-clock", "context-switches"]
+g = c["syscalls:sys_enter_getppid"]
+assert g["supported"] is True and g["count"] == 2000 and type(g["enabled_ns"]) is int
+t = c["task-clock"]
+assert t["supported"] is True and type(t["count"]) is int and t["count"] > 0
+cy = c["cycles"]
+assert cy["supported"] in (True, False)
+if not cy["supported"]:
+    assert cy["count"] is None
+open("/tmp/ktrace-it-cycles", "w").write("yes" if cy["supported"] else "no")
+PY
+	expect_status 0 $KTRACE stat -e cycles -e task-clock -- $SYSC 2000 || return 1
+	if [ "$(cat /tmp/ktrace-it-cycles)" = no ]; then
+		expect_eq "cycles line" "$(echo "$OUT" | grep cycles | tr -s ' ')" " <not supported> cycles" || return 1
+	fi
+	rm -f /tmp/ktrace-it-cycles
+	tc=$(echo "$OUT" | awk '$3 == "task-clock" {print $1}')
+	awk -v t="$tc" 'BEGIN { exit !(t > 0) }' || fail "task-clock '$tc' not > 0"
+}
+
+t_stat_interval() {
+	expect_status 0 $KTRACE stat -I 100 -e task-clock -- sleep 0.65 || return 1
+	lines=$(echo "$OUT" | grep -cE '^ +[0-9]+\.[0-9]{6} +[0-9.]+ msec task-clock$')
+	[ "$lines" -ge 4 ] && [ "$lines" -le 8 ] || fail "$lines interval lines: $OUT" || return 1
+	# interval times increase
+	echo "$OUT" | grep -E '^ +[0-9]+\.[0-9]{6} ' | awk 'NR > 1 && $1 <= last { exit 1 } { last = $1 }' \
+		|| fail "interval times: $OUT" || return 1
+	expect_contains "final" "$OUT" "Performance counter stats for 'sleep ...'" || return 1
+	# JSON intervals: one object per line, each with "time"
+	expect_status 0 $KTRACE stat --json -I 100 -e task-clock -- sleep 0.35 || return 1
+	python3 - "$OUT" <<'PY' || fail "json intervals: $OUT"
+import json, sys
+objs = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+iv = [o for o in objs if "time" in o]
+assert len(iv) >= 2 and "elapsed" in objs[-1], objs
+assert all(type(o["counters"][0]["count"]) is int for o in objs)
+PY
+}
+
+# stat -p PID counts the threads the process already has.
+t_stat_pid_existing_threads() {
+	start_waiting $THREADS 200 wait || return 1
+	$KTRACE stat -e syscalls:sys_enter_getppid -p $TP >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 0.5
+	kill -INT $kp 2>/dev/null
+	wait_exit $kp 10 || return 1
+	expect_eq "count (thread + child)" "$(awk '$2 == "syscalls:sys_enter_getppid" {print $1}' $RT.out)" 400
+}
