@@ -767,6 +767,9 @@ static int map_pos(const struct ktrace_probe *p, int dpos)
 	return p->lstart;
 }
 
+static char *defined_line(struct ktrace_tfs *tfs, const char *file,
+			  const char *group, const char *event);
+
 static bool event_exists(struct ktrace_tfs *tfs, const char *g, const char *e)
 {
 	char *path = kt_path("%s/events/%s/%s", tfs->dir, g, e);
@@ -782,7 +785,7 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			bool force, struct ktrace_err *err)
 {
 	struct tracefs_dynevent *dev;
-	char *klog, *cmd = NULL;
+	char *klog, *cmd = NULL, *old = NULL;
 	int ret, pos = -1;
 
 	if (!p->def)
@@ -792,13 +795,20 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			return perr(err, NULL, -1, EEXIST,
 				    "event %s:%s already exists (use --force to replace it)",
 				    p->group, p->event);
+		/* Kept to put back should the kernel refuse the new one. */
+		old = defined_line(tfs, "uprobe_events", p->group, p->event);
+		if (!old)
+			old = defined_line(tfs, "kprobe_events", p->group,
+					   p->event);
 		ret = ktrace_probe_destroy(tfs, p->group, p->event);
-		if (ret)
+		if (ret) {
+			free(old);
 			return perr(err, NULL, -1, -ret,
 				    "cannot replace %s:%s: %s", p->group,
 				    p->event, ret == -EBUSY ?
 				    "it is in use (enabled or being recorded)" :
 				    strerror(-ret));
+		}
 	}
 	if (p->user && p->is_return)
 		dev = tracefs_uretprobe_alloc(p->group, p->event, p->path,
@@ -812,14 +822,24 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	else
 		dev = tracefs_kprobe_alloc(p->group, p->event, p->location,
 					   p->fmt);
-	if (!dev)
+	if (!dev) {
+		free(old);
 		return -ENOMEM;
+	}
 	ktrace_errlog_clear(tfs, NULL);
 	ret = tracefs_dynevent_create(dev) < 0 ? -(errno ? errno : EINVAL) : 0;
 	tracefs_dynevent_free(dev);
-	if (!ret)
+	if (!ret) {
+		free(old);
 		return 0;
+	}
 	klog = ktrace_errlog_read(tfs, NULL, &cmd, &pos);
+	/* --force: the kernel refused the new definition; the old one,
+	 * as the kernel printed it, goes back. */
+	if (old) {
+		tracefs_instance_file_append(NULL, "dynamic_events", old);
+		free(old);
+	}
 	if (klog && cmd && pos >= 0 && !strcmp(cmd, p->def))
 		pos = map_pos(p, pos);
 	else
@@ -834,26 +854,37 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	return ret;
 }
 
-/* Is group/event defined in the tree's file (uprobe_events...)? */
-static bool defined_in(struct ktrace_tfs *tfs, const char *file,
-		       const char *group, const char *event)
+/* The definition of group/event in the tree's file (uprobe_events...),
+ * malloc'ed, or NULL. */
+static char *defined_line(struct ktrace_tfs *tfs, const char *file,
+			  const char *group, const char *event)
 {
 	char *buf = kt_read_at(tfs->dir, file, NULL), *line, *save = NULL;
 	size_t gl = strlen(group), el = strlen(event);
-	bool found = false;
+	char *found = NULL;
 
 	if (!buf)
-		return false;
+		return NULL;
 	for (line = strtok_r(buf, "\n", &save); line && !found;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *c = strchr(line, ':');
 
-		found = c && !strncmp(c + 1, group, gl) && c[1 + gl] == '/' &&
-			!strncmp(c + 2 + gl, event, el) &&
-			(c[2 + gl + el] == ' ' || !c[2 + gl + el]);
+		if (c && !strncmp(c + 1, group, gl) && c[1 + gl] == '/' &&
+		    !strncmp(c + 2 + gl, event, el) &&
+		    (c[2 + gl + el] == ' ' || !c[2 + gl + el]))
+			found = strdup(line);
 	}
 	free(buf);
 	return found;
+}
+
+static bool defined_in(struct ktrace_tfs *tfs, const char *file,
+		       const char *group, const char *event)
+{
+	char *l = defined_line(tfs, file, group, event);
+
+	free(l);
+	return l != NULL;
 }
 
 int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
