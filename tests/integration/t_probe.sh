@@ -251,17 +251,20 @@ t_probe_set_libc_malloc() {
 	local g=kt_it_set_malloc i=kt_it_set_malloc_i r=0
 	expect_status 0 $KTRACE probe add -g $g -f probes/libc-malloc.probe &&
 	expect_eq "events" "$($KTRACE probe list "$g:*" | awk '{print $2}' | sort | tr '\n' ' ')" \
-		"$g:calloc $g:free $g:malloc $g:realloc " &&
+		"$g:calloc $g:free $g:malloc $g:malloc_ret $g:realloc " &&
 	$KTRACE enable -B $i "$g:*" >/dev/null &&
 	$KTRACE filter -B $i "$g:malloc" 'comm == "probed"' >/dev/null &&
 	$KTRACE filter -B $i "$g:free" 'comm == "probed"' >/dev/null &&
 	$KTRACE filter -B $i "$g:calloc" 'comm == "probed"' >/dev/null &&
 	$KTRACE filter -B $i "$g:realloc" 'comm == "probed"' >/dev/null &&
+	$KTRACE filter -B $i "$g:malloc_ret" 'comm == "probed"' >/dev/null &&
 	$PROBED 1 >/dev/null &&
 	$KTRACE disable -B $i "$g:*" >/dev/null &&
 	tr=$(kt_trace $i) &&
 	{ echo "$tr" | grep -qE 'probed-[0-9]+ .* malloc: \(0x[0-9a-f]+\) size=[0-9]+$' ||
-		fail "no malloc from probed: $tr"; } || r=1
+		fail "no malloc from probed: $tr"; } &&
+	{ echo "$tr" | grep -qE 'probed-[0-9]+ .* malloc_ret: \(.*\) ptr=0x[0-9a-f]+$' ||
+		fail "no malloc_ret from probed: $tr"; } || r=1
 	$KTRACE reset -B $i >/dev/null
 	expect_status 0 $KTRACE probe del "$g:*" || r=1
 	kt_probe_cleanup $g $i

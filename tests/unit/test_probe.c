@@ -980,7 +980,7 @@ static void test_probe_sets_user(void **state)
 {
 	char *root = *state;
 
-	check_set(root, "libc-malloc", 4, NULL);
+	check_set(root, "libc-malloc", 5, NULL);
 	check_set(root, "dns", 3, NULL);
 	if (access("/bin/bash", R_OK) == 0)
 		check_set(root, "bash-readline", 1, NULL);
