@@ -174,6 +174,7 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 	}
 	a = &p->args[p->nargs];
 	memset(a, 0, sizeof(*a));
+	p->nargs++;	/* from here on, ktrace_probe_free() frees a */
 	a->ustart = start;
 	a->uend = start + len;
 	expr = t;
@@ -223,12 +224,11 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 	free(t);
 	if (!a->name || !a->expr || (colon && !a->type))
 		return -ENOMEM;
-	for (int j = 0; j < p->nargs; j++)
+	for (int j = 0; j < i; j++)
 		if (!strcmp(p->args[j].name, a->name))
 			return perr(err, p->spec, start, EINVAL,
 				    "two arguments named '%s': name one NAME=...",
 				    a->name);
-	p->nargs++;
 	return 0;
 }
 
