@@ -556,6 +556,8 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		}
 		if (done && child > 0)
 			continue;	/* HUP before the exit is visible */
+		if (done && npids)
+			break;		/* every traced process is gone */
 		if (duration > 0) {
 			struct timespec t;
 
@@ -603,8 +605,6 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		if (nprobes)
 			report_misses(ctx, group);
 	}
-	if (stop_sig && !ret && child <= 0)
-		ret = KT_OK;
 out:
 	if (sigs) {
 		sigaction(SIGINT, &old_int, NULL);
@@ -644,7 +644,5 @@ out:
 		else if (WIFSIGNALED(status))
 			ret = 128 + WTERMSIG(status);
 	}
-	if (!ret && stop_sig)
-		ret = 128 + stop_sig == 128 + SIGINT ? KT_OK : KT_OK;
 	return ret;
 }
