@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* ktrace record: capture events through perf ring buffers and print them. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -134,6 +135,45 @@ bad:
 	free(copy);
 	free(v);
 	return -EINVAL;
+}
+
+/* Replace each pid by the tids in /proc/PID/task. -1 + errno (ESRCH). */
+static int expand_threads(int **pids, int *npids)
+{
+	int *v = NULL, n = 0;
+
+	for (int i = 0; i < *npids; i++) {
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (*pids)[i]);
+		dir = opendir(path);
+		if (!dir) {
+			free(v);
+			errno = ESRCH;
+			return -1;
+		}
+		while ((d = readdir(dir))) {
+			int tid = atoi(d->d_name), *nv;
+
+			if (tid <= 0)
+				continue;
+			nv = realloc(v, (n + 1) * sizeof(*v));
+			if (!nv) {
+				closedir(dir);
+				free(v);
+				return -1;
+			}
+			v = nv;
+			v[n++] = tid;
+		}
+		closedir(dir);
+	}
+	free(*pids);
+	*pids = v;
+	*npids = n;
+	return 0;
 }
 
 static const char *const inline_kinds[] = {
@@ -484,6 +524,13 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		ro.inherit = true;
 		ro.enable_on_exec = true;
 	} else if (npids) {
+		/* -p PID: the process with the threads it has now (inherit
+		 * follows the ones it makes later). */
+		if (expand_threads(&pids, &npids) < 0) {
+			ret = kt_error(ctx, KT_FAIL, "no such process: %s",
+				       strerror(errno));
+			goto out;
+		}
 		ro.pids = pids;
 		ro.nr_pids = npids;
 		ro.inherit = true;

@@ -60,10 +60,15 @@ static double elapsed_s(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * Print the counts; with interval, the change since the previous interval
+ * (prev, one entry per event, updated), as perf stat -I does.
+ */
 static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
-			 double at, bool interval, const char *what)
+			 double at, uint64_t *prev, const char *what)
 {
 	int n = ktrace_stat_count(st);
+	bool interval = prev != NULL;
 
 	if (ctx->json) {
 		fprintf(ctx->out, "{%s%.6f, \"counters\": [",
@@ -71,6 +76,13 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 		for (int i = 0; i < n; i++) {
 			uint64_t v, en, run;
 			int r = ktrace_stat_read(st, i, &v, &en, &run);
+
+			if (!r && prev) {
+				uint64_t d = v - prev[i];
+
+				prev[i] = v;
+				v = d;
+			}
 
 			fputs(i ? ", {\"event\": " : "{\"event\": ", ctx->out);
 			kt_json_str(ctx->out, ktrace_stat_name(st, i));
@@ -92,6 +104,13 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
 		int r = ktrace_stat_read(st, i, &v, NULL, NULL);
+
+		if (!r && prev) {
+			uint64_t d = v - prev[i];
+
+			prev[i] = v;
+			v = d;
+		}
 
 		if (interval)
 			fprintf(ctx->out, "%14.6f ", at);
@@ -164,6 +183,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	pid_t child = -1;
 	struct timespec t0;
 	struct pollfd pfd = { .fd = -1 };
+	uint64_t *prev = NULL;
 
 	while ((opt = getopt_long(argc, argv, "+e:p:aI:d:jh", stat_opts,
 				  NULL)) != -1) {
@@ -280,6 +300,11 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	} else {
 		snprintf(what, sizeof(what), "'system wide'");
 	}
+	prev = calloc(ktrace_stat_count(st) + 1, sizeof(*prev));
+	if (!prev) {
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+		goto out;
+	}
 	if (ktrace_stat_open(st, pid, NULL, 0, pid > 0, child > 0, &err) < 0) {
 		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		goto out;
@@ -306,7 +331,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	/* Wake up when the child exits (pidfd), an interval ends or a
 	 * signal comes. */
-	pfd.fd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+	pfd.fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	pfd.events = POLLIN;
 	while (!stat_stop) {
 		double now;
@@ -317,20 +342,23 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
 		now = elapsed_s(&t0);
 		if (interval && (now - last) * 1000 >= interval) {
-			print_counts(ctx, st, now, true, what);
+			print_counts(ctx, st, now, prev, what);
 			last = now;
 		}
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child = -child;
 			break;
 		}
+		/* -p: the process is gone. */
+		if (child < 0 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
+			break;
 		if (duration > 0 && now >= duration)
 			break;
 	}
 	ktrace_stat_disable(st);
 	if (pfd.fd >= 0)
 		close(pfd.fd);
-	print_counts(ctx, st, elapsed_s(&t0), false, what);
+	print_counts(ctx, st, elapsed_s(&t0), NULL, what);
 out:
 	if (sigs) {
 		sigaction(SIGINT, &oi, NULL);
@@ -349,6 +377,7 @@ out:
 		child = -child;
 	}
 	ktrace_stat_free(st);
+	free(prev);
 	ktrace_err_clear(&err);
 	for (int i = 0; i < nev; i++)
 		free(events[i]);

@@ -43,6 +43,7 @@ struct kt_perf {
 	uint64_t sample_type;
 	struct pid_map *ids;	/* sorted by id */
 	int nr_ids;
+	bool no_lost_format;	/* kernel older than 6.0 */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -324,9 +325,25 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 					a.mmap2 = 1;
 					a.task = 1;
 				}
+				/*
+				 * PERF_FORMAT_LOST (Linux 6.0): the kernel's own
+				 * count of dropped samples, read at the end, so
+				 * that a loss after the last LOST record is
+				 * reported too.
+				 */
+				a.read_format = p->no_lost_format ? 0 :
+						PERF_FORMAT_LOST;
 				fd = sys_perf_event_open(&a, pids[pi], cpus[ci],
 							 -1,
 							 PERF_FLAG_FD_CLOEXEC);
+				if (fd < 0 && errno == EINVAL &&
+				    !p->no_lost_format) {
+					p->no_lost_format = true;
+					a.read_format = 0;
+					fd = sys_perf_event_open(&a, pids[pi],
+								 cpus[ci], -1,
+								 PERF_FLAG_FD_CLOEXEC);
+				}
 				if (fd < 0) {
 					err = -errno;
 					fail_set(fail, errno, KT_PERF_STAGE_OPEN,
@@ -394,6 +411,22 @@ out:
 		return NULL;
 	}
 	return p;
+}
+
+int kt_perf_lost(struct kt_perf *p, uint64_t *lost, int nr_cpus)
+{
+	if (p->no_lost_format)
+		return -EOPNOTSUPP;
+	memset(lost, 0, nr_cpus * sizeof(*lost));
+	for (int i = 0; i < p->nr_fds; i++) {
+		uint64_t v[2];
+
+		if (read(p->fds[i].fd, v, sizeof(v)) != sizeof(v))
+			continue;
+		if (p->fds[i].cpu >= 0 && p->fds[i].cpu < nr_cpus)
+			lost[p->fds[i].cpu] += v[1];
+	}
+	return 0;
 }
 
 static int ioctl_all(struct kt_perf *p, unsigned long req)

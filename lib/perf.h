@@ -113,6 +113,11 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 			     struct kt_perf_fail *fail);
 void kt_perf_free(struct kt_perf *p);
 
+/*
+ * The kernel's count of samples it dropped, per CPU (lost[cpu], nr_cpus
+ * entries), from PERF_FORMAT_LOST. -EOPNOTSUPP before Linux 6.0.
+ */
+int kt_perf_lost(struct kt_perf *p, uint64_t *lost, int nr_cpus);
 int kt_perf_enable(struct kt_perf *p);
 int kt_perf_disable(struct kt_perf *p);
 

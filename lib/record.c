@@ -332,6 +332,11 @@ int ktrace_record_open(struct ktrace_record *r,
 	ret = stats_alloc(r, max_cpu);
 	if (ret)
 		return ret;
+	/* Existing tasks may exit before their first line is printed:
+	 * learn their names now. */
+	if (!opts->enable_on_exec)
+		for (int i = 0; i < opts->nr_pids; i++)
+			ktrace_record_comm(r, opts->pids[i]);
 	r->merge = kt_merge_alloc(kt_perf_nr_rings(r->perf), &r->mcfg,
 				  kt_record_emit, r);
 	if (!r->merge)
@@ -552,6 +557,8 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 	struct ktrace_sample s;
 
 	(void)src;
+	if (ts > r->last_time)
+		r->last_time = ts;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		if (kt_record_parse_sample(r, h, &s))
@@ -663,10 +670,58 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 	return kt_merge_flush(r->merge, horizon);
 }
 
+/*
+ * The kernel reports a loss in the record after it; a loss with no record
+ * after it shows only in its PERF_FORMAT_LOST counters. What they count
+ * beyond the LOST records seen becomes one LOST record per CPU, in the
+ * stream (and the -o file) like any other.
+ */
+static long report_tail_loss(struct ktrace_record *r)
+{
+	uint64_t *lost = calloc(r->nr_cpus, sizeof(*lost));
+	long n = 0;
+
+	if (!lost)
+		return -ENOMEM;
+	if (kt_perf_lost(r->perf, lost, r->nr_cpus)) {
+		free(lost);
+		return 0;
+	}
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t id, lost;
+			uint32_t pid, tid;
+			uint64_t time;
+			uint32_t cpu, res;
+			uint64_t identifier;
+		} rec;
+		int ret;
+
+		if (lost[cpu] <= r->lost_cpu[cpu])
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.h.type = PERF_RECORD_LOST;
+		rec.h.size = sizeof(rec);
+		rec.id = r->nr_ids ? r->ids[0].id : 0;
+		rec.identifier = rec.id;
+		rec.lost = lost[cpu] - r->lost_cpu[cpu];
+		rec.pid = rec.tid = (uint32_t)-1;
+		rec.time = r->last_time;
+		rec.cpu = cpu;
+		ret = kt_record_emit(r, -1, rec.time, &rec.h);
+		if (ret)
+			break;
+		n++;
+	}
+	free(lost);
+	return n;
+}
+
 long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
 			 void *ctx)
 {
-	long ret;
+	long ret, tail;
 
 	if (!r->perf)
 		return -EINVAL;
@@ -675,7 +730,11 @@ long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
 		return ret;
 	r->fn = fn;
 	r->fnctx = ctx;
-	return kt_merge_drain(r->merge);
+	ret = kt_merge_drain(r->merge);
+	if (ret < 0)
+		return ret;
+	tail = report_tail_loss(r);
+	return tail < 0 ? tail : ret + tail;
 }
 
 void ktrace_record_stats(const struct ktrace_record *r,

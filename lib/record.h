@@ -100,6 +100,7 @@ struct ktrace_record {
 	bool replay;		/* icomm is the fallback of comm lookups */
 
 	uint64_t samples, lost;
+	uint64_t last_time;	/* newest timestamp handed out */
 	uint64_t *lost_cpu;
 	int nr_cpus;
 	uint64_t *per_event;

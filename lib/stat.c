@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /* Counting mode for ktrace stat: lib/perf.c's counters behind ktrace.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@ struct ktrace_stat {
 	struct kt_perf_event *ev;
 	char **names;
 	int n;
-	struct kt_counters *c;
+	struct kt_counters **c;	/* one set per traced task (or one) */
+	int nc;
 };
 
 struct ktrace_stat *ktrace_stat_alloc(struct ktrace_tfs *tfs)
@@ -28,7 +30,9 @@ void ktrace_stat_free(struct ktrace_stat *st)
 {
 	if (!st)
 		return;
-	kt_counters_free(st->c);
+	for (int i = 0; i < st->nc; i++)
+		kt_counters_free(st->c[i]);
+	free(st->c);
 	for (int i = 0; i < st->n; i++)
 		free(st->names[i]);
 	free(st->names);
@@ -85,29 +89,95 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 	return st->n++;
 }
 
+/* The threads of pid from /proc/PID/task (malloc'ed), or NULL. */
+static int *task_list(int pid, int *n)
+{
+	char path[64];
+	struct dirent *d;
+	int *v = NULL;
+	DIR *dir;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return NULL;
+	while ((d = readdir(dir))) {
+		int tid = atoi(d->d_name), *nv;
+
+		if (tid <= 0)
+			continue;
+		nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[(*n)++] = tid;
+	}
+	closedir(dir);
+	return v;
+}
+
 int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
 		     int nr_cpus, bool inherit, bool enable_on_exec,
 		     struct ktrace_err *err)
 {
-	st->c = kt_counters_open(st->ev, st->n, pid, cpus, nr_cpus, inherit,
-				 enable_on_exec);
+	int one = pid, *tids = &one, ntids = 1;
+
+	/* An existing process: every thread it has now (inherit follows
+	 * the ones it makes later). A child about to exec has one. */
+	if (pid > 0 && !enable_on_exec) {
+		tids = task_list(pid, &ntids);
+		if (!tids)
+			return ktrace_err_set(err, ESRCH,
+					      "no such process %d", pid);
+	}
+	st->c = calloc(ntids, sizeof(*st->c));
 	if (!st->c)
-		return ktrace_err_set(err, errno,
-				      "cannot open the counters: %m%s",
-				      errno == EACCES || errno == EPERM ?
-				      " (run as root or lower /proc/sys/kernel/perf_event_paranoid)" :
-				      "");
+		goto nomem;
+	for (int i = 0; i < ntids; i++) {
+		st->c[i] = kt_counters_open(st->ev, st->n, tids[i], cpus,
+					    nr_cpus, inherit, enable_on_exec);
+		if (!st->c[i]) {
+			int e = errno;
+
+			if (tids != &one)
+				free(tids);
+			return ktrace_err_set(err, e,
+					      "cannot open the counters: %s%s",
+					      strerror(e),
+					      e == EACCES || e == EPERM ?
+					      " (run as root or lower /proc/sys/kernel/perf_event_paranoid)" :
+					      "");
+		}
+		st->nc++;
+	}
+	if (tids != &one)
+		free(tids);
 	return 0;
+nomem:
+	if (tids != &one)
+		free(tids);
+	return -ENOMEM;
 }
 
 int ktrace_stat_enable(struct ktrace_stat *st)
 {
-	return st->c ? kt_counters_enable(st->c) : -EINVAL;
+	int ret = st->nc ? 0 : -EINVAL;
+
+	for (int i = 0; i < st->nc; i++)
+		if (kt_counters_enable(st->c[i]) && !ret)
+			ret = -errno;
+	return ret;
 }
 
 int ktrace_stat_disable(struct ktrace_stat *st)
 {
-	return st->c ? kt_counters_disable(st->c) : -EINVAL;
+	int ret = st->nc ? 0 : -EINVAL;
+
+	for (int i = 0; i < st->nc; i++)
+		if (kt_counters_disable(st->c[i]) && !ret)
+			ret = -errno;
+	return ret;
 }
 
 int ktrace_stat_count(const struct ktrace_stat *st)
@@ -123,23 +193,29 @@ const char *ktrace_stat_name(const struct ktrace_stat *st, int i)
 int ktrace_stat_read(struct ktrace_stat *st, int i, uint64_t *value,
 		     uint64_t *enabled_ns, uint64_t *running_ns)
 {
+	uint64_t sum = 0, en = 0, run = 0;
 	struct kt_counter_val v;
 	int ret;
 
-	if (!st->c)
+	if (!st->nc)
 		return -EINVAL;
-	ret = kt_counters_status(st->c, i);
-	if (ret)
-		return kt_counter_unsupported(ret) ? -EOPNOTSUPP : ret;
-	ret = kt_counters_read(st->c, i, &v);
-	if (ret)
-		return ret;
-	*value = v.running && v.running < v.enabled ? (uint64_t)v.scaled :
-						       v.raw;
+	for (int t = 0; t < st->nc; t++) {
+		ret = kt_counters_status(st->c[t], i);
+		if (ret)
+			return kt_counter_unsupported(ret) ? -EOPNOTSUPP : ret;
+		ret = kt_counters_read(st->c[t], i, &v);
+		if (ret)
+			return ret;
+		sum += v.running && v.running < v.enabled ?
+		       (uint64_t)v.scaled : v.raw;
+		en += v.enabled;
+		run += v.running;
+	}
+	*value = sum;
 	if (enabled_ns)
-		*enabled_ns = v.enabled;
+		*enabled_ns = en;
 	if (running_ns)
-		*running_ns = v.running;
+		*running_ns = run;
 	return 0;
 }
 

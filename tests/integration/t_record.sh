@@ -486,7 +486,11 @@ t_record_lost_accounts_for_every_record() {
 		|| fail "record -m 1: $(cat $RT.err)" || return 1
 	got=$(grep -c sys_enter_getppid $RT.out)
 	lost=$(sed -nE 's/.*LOST ([0-9]+) records.*/\1/p' $RT.err)
-	expect_eq "captured $got + lost ${lost:-0}" "$((got + ${lost:-0}))" $LOST_N
+	# The kernel's LOST records also count the task records (EXIT,
+	# COMM...) it dropped, so the sum may pass N by those few.
+	sum=$((got + ${lost:-0}))
+	[ $sum -ge $LOST_N ] && [ $sum -le $((LOST_N + 4)) ] ||
+		fail "captured $got + lost ${lost:-0} = $sum, want $LOST_N (+ at most 4 task records)"
 }
 
 # ----------------------------------------------------------------- stat
