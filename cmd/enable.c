@@ -54,10 +54,8 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 	if (argc < 1)
 		return kt_usage_error(ctx, enable_usage,
 				      "missing event pattern");
-	if (iname && ktrace_name_check(iname))
-		return kt_usage_error(ctx, NULL,
-				      "bad instance name '%s': use letters, digits, '_', '-' and '.' (no '..', no '/')",
-				      iname);
+	if (kt_instance_name_check(ctx, iname))
+		return KT_USAGE;
 	for (int i = 0; i < argc; i++)
 		if (ktrace_glob_check(argv[i]))
 			return kt_usage_error(ctx, NULL,
@@ -85,14 +83,9 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 		}
 	}
 	free(hits);
-	inst = ktrace_inst_open(ctx->tfs, iname, on);
-	if (!inst) {
-		if (errno == ENOENT)
-			return kt_error(ctx, KT_FAIL, "no instance '%s'",
-					iname);
-		return kt_error(ctx, KT_FAIL, "cannot open instance '%s': %s",
-				iname ? iname : "top", strerror(errno));
-	}
+	inst = kt_instance_open(ctx, iname, on);
+	if (!inst)
+		return KT_FAIL;
 	n = ktrace_inst_enable(inst, (const char *const *)argv, argc, on,
 			       NULL);
 	if (n < 0) {

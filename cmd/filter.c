@@ -82,23 +82,16 @@ int cmd_filter(struct kt_ctx *ctx, int argc, char **argv)
 					      "bad event name '%s': expected SYSTEM:EVENT of letters, digits, '_', '-' and '.'",
 					      event);
 	}
-	if (iname && ktrace_name_check(iname))
-		return kt_usage_error(ctx, NULL,
-				      "bad instance name '%s': use letters, digits, '_', '-' and '.' (no '..', no '/')",
-				      iname);
+	if (kt_instance_name_check(ctx, iname))
+		return KT_USAGE;
 	if (expr && !*expr)
 		return kt_usage_error(ctx, NULL,
 				      "empty filter expression: use --clear to remove a filter");
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
-	inst = ktrace_inst_open(ctx->tfs, iname, !clear);
-	if (!inst) {
-		if (errno == ENOENT)
-			return kt_error(ctx, KT_FAIL, "no instance '%s'",
-					iname);
-		return kt_error(ctx, KT_FAIL, "cannot open instance '%s': %s",
-				iname ? iname : "top", strerror(errno));
-	}
+	inst = kt_instance_open(ctx, iname, !clear);
+	if (!inst)
+		return KT_FAIL;
 	if (ktrace_inst_filter_set(inst, event, expr, &err) < 0) {
 		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		if (ktrace_inst_is_new(inst))

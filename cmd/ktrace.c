@@ -186,6 +186,30 @@ struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
 	return ctx->tfs;
 }
 
+int kt_instance_name_check(struct kt_ctx *ctx, const char *name)
+{
+	if (!name || !ktrace_name_check(name))
+		return KT_OK;
+	return kt_usage_error(ctx, NULL,
+			      "bad instance name '%s': use letters, digits, '_', '-' and '.' (no '..', no '/')",
+			      name);
+}
+
+struct ktrace_inst *kt_instance_open(struct kt_ctx *ctx, const char *name,
+				     bool create)
+{
+	struct ktrace_inst *inst = ktrace_inst_open(ctx->tfs, name, create);
+
+	if (inst)
+		return inst;
+	if (errno == ENOENT)
+		kt_error(ctx, KT_FAIL, "no instance '%s'", name);
+	else
+		kt_error(ctx, KT_FAIL, "cannot open instance '%s': %s",
+			 name ? name : "top", strerror(errno));
+	return NULL;
+}
+
 static const struct cmd *find_cmd(const struct cmd *cmds, const char *name)
 {
 	for (const struct cmd *c = cmds; c->name; c++)

@@ -4,6 +4,8 @@
 #define KTRACE_CMD_H
 
 #include <getopt.h>
+#include <signal.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -48,6 +50,12 @@ int kt_error_detail(struct kt_ctx *ctx, int status,
 int kt_usage_error(struct kt_ctx *ctx, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* -B NAME checks: a usage error (exit 2) for a bad name. NULL is fine. */
+int kt_instance_name_check(struct kt_ctx *ctx, const char *name);
+/* Open (or create) an instance; NULL: error already printed (exit 1). */
+struct ktrace_inst *kt_instance_open(struct kt_ctx *ctx, const char *name,
+				     bool create);
+
 /* The tracefs handle (opened on first call). NULL: error already printed. */
 struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx);
 
@@ -68,6 +76,30 @@ int cmd_probe(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
+
+/* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed. */
+struct kt_signals {
+	struct sigaction old_int, old_term, old_hup;
+	bool installed;
+};
+extern volatile sig_atomic_t kt_stop_signal;
+void kt_signals_install(struct kt_signals *s);
+void kt_signals_restore(struct kt_signals *s);
+
+/* The `-- CMD` of record and stat: forked, held until started. */
+struct kt_workload {
+	pid_t pid;		/* -1: none */
+	int go;			/* write end of the start pipe */
+	int status;
+	bool reaped;
+};
+int kt_workload_fork(struct kt_ctx *ctx, struct kt_workload *w, char **argv);
+int kt_workload_start(struct kt_workload *w);
+/* Has it exited (reaped without blocking)? */
+bool kt_workload_exited(struct kt_workload *w);
+/* Wait for it (SIGTERM first when stop); its exit status as a shell
+ * gives it (128 + signal), or -1 when there was no workload. */
+int kt_workload_finish(struct kt_workload *w, bool stop);
 
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);

@@ -56,13 +56,6 @@ struct ev_arg {
 	const char *filter;
 };
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
 struct rec_run {
 	struct kt_ctx *ctx;
 	struct ktrace_record *rec;
@@ -223,29 +216,46 @@ static char *inline_spec(const char *spec, int kind, const char *group,
 	return out;
 }
 
-/* Probe misses the kernel counted (kprobe_profile), on stderr. */
+/*
+ * Hits and misses the kernel counted for this run's kprobes, on stderr.
+ * kprobe_profile names events without their group, so it is read side by
+ * side with kprobe_events, which lists the same probes in the same order.
+ */
 static void report_misses(struct kt_ctx *ctx, const char *group)
 {
-	char path[4096], line[512];
-	FILE *f;
+	char path[4096], line[512], def[4096];
+	size_t glen = strlen(group);
+	FILE *prof, *defs;
 
 	snprintf(path, sizeof(path), "%s/kprobe_profile",
 		 ktrace_tfs_dir(ctx->tfs));
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char ev[256];
+	prof = fopen(path, "r");
+	snprintf(path, sizeof(path), "%s/kprobe_events",
+		 ktrace_tfs_dir(ctx->tfs));
+	defs = fopen(path, "r");
+	while (prof && defs && fgets(line, sizeof(line), prof) &&
+	       fgets(def, sizeof(def), defs)) {
 		unsigned long long hits, miss;
+		const char *name = strchr(def, ':');
+		char ev[256];
+		size_t elen;
 
-		if (sscanf(line, "%255s %llu %llu", ev, &hits, &miss) != 3)
+		if (sscanf(line, "%255s %llu %llu", ev, &hits, &miss) != 3 ||
+		    !name)
 			continue;
-		if (group && strncmp(ev, group, strlen(group)))
+		name++;		/* GROUP/EVENT ... */
+		elen = strlen(ev);
+		if (strncmp(name, group, glen) || name[glen] != '/' ||
+		    strncmp(name + glen + 1, ev, elen) ||
+		    name[glen + 1 + elen] != ' ')
 			continue;
-		fprintf(ctx->err, "ktrace record: %s: %llu hits, %llu missed by the kernel\n",
-			ev, hits, miss);
+		fprintf(ctx->err, "ktrace record: %s:%s: %llu hits, %llu missed by the kernel\n",
+			group, ev, hits, miss);
 	}
-	fclose(f);
+	if (prof)
+		fclose(prof);
+	if (defs)
+		fclose(defs);
 }
 
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
@@ -256,16 +266,15 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_probe **probes = NULL;
 	struct ktrace_record *rec = NULL;
 	struct rec_run run = { .ctx = ctx };
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct kt_signals sigs = { 0 };
+	struct kt_workload wl = { .pid = -1, .go = -1 };
 	const char *output = NULL;
 	char group[32];
 	int *pids = NULL, *cpus = NULL, npids = 0, ncpus = 0, nev = 0;
-	int nprobes = 0, made = 0, opt, ret = KT_OK, out_fd = -1;
-	int go[2] = { -1, -1 };
-	bool all = false, done = false, sigs = false;
+	int nprobes = 0, made = 0, opt, ret = KT_OK, out_fd = -1, status;
+	bool all = false, done = false;
 	double duration = 0;
-	pid_t child = -1;
-	int status = 0;
+	pid_t child;
 	struct timespec t0;
 
 	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:h",
@@ -495,30 +504,10 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 
 	/* The child waits on a pipe until every event is open. */
 	if (argc) {
-		if (pipe2(go, O_CLOEXEC) < 0) {
-			ret = kt_error(ctx, KT_FAIL, "pipe: %s", strerror(errno));
+		ret = kt_workload_fork(ctx, &wl, argv);
+		if (ret)
 			goto out;
-		}
-		fflush(ctx->out);
-		fflush(ctx->err);
-		child = fork();
-		if (child < 0) {
-			ret = kt_error(ctx, KT_FAIL, "fork: %s", strerror(errno));
-			goto out;
-		}
-		if (child == 0) {
-			char c;
-
-			close(go[1]);
-			if (read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(argv[0], argv);
-			fprintf(stderr, "ktrace record: cannot run '%s': %s\n",
-				argv[0], strerror(errno));
-			_exit(127);
-		}
-		close(go[0]);
-		go[0] = -1;
+		child = wl.pid;
 		ro.pids = &child;
 		ro.nr_pids = 1;
 		ro.inherit = true;
@@ -563,30 +552,18 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		run.to_file = true;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	stop_sig = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	sigs = true;
+	kt_signals_install(&sigs);
 	if (!ro.enable_on_exec && ktrace_record_enable(rec) < 0) {
 		ret = kt_error(ctx, KT_FAIL, "cannot enable the events: %s",
 			       strerror(errno));
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (child > 0) {
-		if (write(go[1], "g", 1) != 1) {
-			ret = kt_error(ctx, KT_FAIL, "cannot start '%s'",
-				       argv[0]);
-			goto out;
-		}
-		close(go[1]);
-		go[1] = -1;
+	if (wl.pid > 0 && kt_workload_start(&wl) < 0) {
+		ret = kt_error(ctx, KT_FAIL, "cannot start '%s'", argv[0]);
+		goto out;
 	}
-	while (!stop_sig) {
+	while (!kt_stop_signal) {
 		long n = ktrace_record_poll(rec, 100, &done, print_sample,
 					    &run);
 
@@ -597,11 +574,12 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		}
 		if (n > 0 && run.count && run.printed >= run.count)
 			break;
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			child = -child;	/* reaped */
+		/* Lines reach a file or pipe at least once a round. */
+		if (n > 0 && !run.to_file)
+			fflush(ctx->out);
+		if (kt_workload_exited(&wl))
 			break;
-		}
-		if (done && child > 0)
+		if (done && wl.pid > 0)
 			continue;	/* HUP before the exit is visible */
 		if (done && npids)
 			break;		/* every traced process is gone */
@@ -653,22 +631,8 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			report_misses(ctx, group);
 	}
 out:
-	if (sigs) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-	}
-	if (go[0] >= 0)
-		close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);	/* an unreleased child exits 127 */
-	if (child > 0) {
-		if (stop_sig)
-			kill(child, SIGTERM);
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
-		child = -child;
-	}
+	kt_signals_restore(&sigs);
+	status = kt_workload_finish(&wl, kt_stop_signal);
 	/* Close the perf fds before removing the probes they use. */
 	ktrace_record_free(rec);
 	if (out_fd >= 0)
@@ -685,11 +649,7 @@ out:
 	free(pids);
 	free(cpus);
 	ktrace_err_clear(&err);
-	if (!ret && child < -1) {
-		if (WIFEXITED(status))
-			ret = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			ret = 128 + WTERMSIG(status);
-	}
+	if (!ret && status >= 0)
+		ret = status;	/* the workload's exit status */
 	return ret;
 }

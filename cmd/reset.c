@@ -50,19 +50,13 @@ int cmd_reset(struct kt_ctx *ctx, int argc, char **argv)
 	if (optind < argc)
 		return kt_usage_error(ctx, reset_usage,
 				      "unexpected argument '%s'", argv[optind]);
-	if (iname && ktrace_name_check(iname))
-		return kt_usage_error(ctx, NULL,
-				      "bad instance name '%s': use letters, digits, '_', '-' and '.' (no '..', no '/')",
-				      iname);
+	if (kt_instance_name_check(ctx, iname))
+		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
-	inst = ktrace_inst_open(ctx->tfs, iname, false);
-	if (!inst) {
-		if (errno == ENOENT)
-			return kt_error(ctx, KT_FAIL, "no instance '%s'", iname);
-		return kt_error(ctx, KT_FAIL, "cannot open instance '%s': %s",
-				iname ? iname : "top", strerror(errno));
-	}
+	inst = kt_instance_open(ctx, iname, false);
+	if (!inst)
+		return KT_FAIL;
 	ret = ktrace_inst_reset(inst);
 	if (ret) {
 		ktrace_inst_free(inst);

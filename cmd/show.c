@@ -73,13 +73,9 @@ static int show_one(struct kt_ctx *ctx, const char *name, bool first)
 	struct ktrace_inst *inst;
 	int ret;
 
-	inst = ktrace_inst_open(ctx->tfs, name, false);
-	if (!inst) {
-		if (errno == ENOENT)
-			return kt_error(ctx, KT_FAIL, "no instance '%s'", name);
-		return kt_error(ctx, KT_FAIL, "cannot open instance '%s': %s",
-				name ? name : "top", strerror(errno));
-	}
+	inst = kt_instance_open(ctx, name, false);
+	if (!inst)
+		return KT_FAIL;
 	ret = ktrace_inst_state_read(inst, &st);
 	if (ret) {
 		ktrace_inst_state_clear(&st);
@@ -124,9 +120,8 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 	if (optind < argc)
 		return kt_usage_error(ctx, show_usage,
 				      "unexpected argument '%s'", argv[optind]);
-	if (iname && ktrace_name_check(iname))
-		return kt_usage_error(ctx, NULL, "bad instance name '%s'",
-				      iname);
+	if (kt_instance_name_check(ctx, iname))
+		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
 	if (ctx->json)

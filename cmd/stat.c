@@ -45,13 +45,6 @@ static const char *const default_events[] = {
 	"cycles", "instructions", NULL,
 };
 
-static volatile sig_atomic_t stat_stop;
-
-static void stat_signal(int sig)
-{
-	stat_stop = sig;
-}
-
 static double elapsed_s(const struct timespec *t0)
 {
 	struct timespec t;
@@ -174,13 +167,13 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_err err = { .pos = -1 };
 	struct ktrace_stat *st = NULL;
-	struct sigaction sa, oi, ot, oh;
+	struct kt_signals sigs = { 0 };
+	struct kt_workload wl = { .pid = -1, .go = -1 };
 	char **events = NULL, what[512];
-	int nev = 0, opt, ret = KT_OK, go[2] = { -1, -1 }, status = 0;
+	int nev = 0, opt, ret = KT_OK, status;
 	long pid = -1, interval = 0;
 	double duration = 0, last = 0;
-	bool all = false, sigs = false;
-	pid_t child = -1;
+	bool all = false;
 	struct timespec t0;
 	struct pollfd pfd = { .fd = -1 };
 	uint64_t *prev = NULL;
@@ -269,30 +262,10 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		if ((ret = add_event(ctx, st, default_events[i])))
 			goto out;
 	if (argc) {
-		if (pipe2(go, O_CLOEXEC) < 0) {
-			ret = kt_error(ctx, KT_FAIL, "pipe: %s", strerror(errno));
+		ret = kt_workload_fork(ctx, &wl, argv);
+		if (ret)
 			goto out;
-		}
-		fflush(ctx->out);
-		child = fork();
-		if (child < 0) {
-			ret = kt_error(ctx, KT_FAIL, "fork: %s", strerror(errno));
-			goto out;
-		}
-		if (child == 0) {
-			char c;
-
-			close(go[1]);
-			if (read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(argv[0], argv);
-			fprintf(stderr, "ktrace stat: cannot run '%s': %s\n",
-				argv[0], strerror(errno));
-			_exit(127);
-		}
-		close(go[0]);
-		go[0] = -1;
-		pid = child;
+		pid = wl.pid;
 		snprintf(what, sizeof(what), "'%s%s'", argv[0],
 			 argc > 1 ? " ..." : "");
 	} else if (pid > 0) {
@@ -305,35 +278,23 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
-	if (ktrace_stat_open(st, pid, NULL, 0, pid > 0, child > 0, &err) < 0) {
+	if (ktrace_stat_open(st, pid, NULL, 0, pid > 0, wl.pid > 0, &err) < 0) {
 		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = stat_signal;
-	sigemptyset(&sa.sa_mask);
-	stat_stop = 0;
-	sigaction(SIGINT, &sa, &oi);
-	sigaction(SIGTERM, &sa, &ot);
-	sigaction(SIGHUP, &sa, &oh);
-	sigs = true;
-	if (child < 0)
+	kt_signals_install(&sigs);
+	if (wl.pid < 0)
 		ktrace_stat_enable(st);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (child > 0) {
-		if (write(go[1], "g", 1) != 1) {
-			ret = kt_error(ctx, KT_FAIL, "cannot start '%s'",
-				       argv[0]);
-			goto out;
-		}
-		close(go[1]);
-		go[1] = -1;
+	if (wl.pid > 0 && kt_workload_start(&wl) < 0) {
+		ret = kt_error(ctx, KT_FAIL, "cannot start '%s'", argv[0]);
+		goto out;
 	}
 	/* Wake up when the child exits (pidfd), an interval ends or a
 	 * signal comes. */
 	pfd.fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	pfd.events = POLLIN;
-	while (!stat_stop) {
+	while (!kt_stop_signal) {
 		double now;
 		int wait_ms = interval ? (int)interval : 1000;
 
@@ -345,12 +306,10 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 			print_counts(ctx, st, now, prev, what);
 			last = now;
 		}
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			child = -child;
+		if (kt_workload_exited(&wl))
 			break;
-		}
 		/* -p: the process is gone. */
-		if (child < 0 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
+		if (wl.pid < 0 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
 			break;
 		if (duration > 0 && now >= duration)
 			break;
@@ -360,33 +319,15 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		close(pfd.fd);
 	print_counts(ctx, st, elapsed_s(&t0), NULL, what);
 out:
-	if (sigs) {
-		sigaction(SIGINT, &oi, NULL);
-		sigaction(SIGTERM, &ot, NULL);
-		sigaction(SIGHUP, &oh, NULL);
-	}
-	if (go[0] >= 0)
-		close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);
-	if (child > 0) {
-		if (stat_stop)
-			kill(child, SIGTERM);
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
-		child = -child;
-	}
+	kt_signals_restore(&sigs);
+	status = kt_workload_finish(&wl, kt_stop_signal);
 	ktrace_stat_free(st);
 	free(prev);
 	ktrace_err_clear(&err);
 	for (int i = 0; i < nev; i++)
 		free(events[i]);
 	free(events);
-	if (!ret && child < -1) {
-		if (WIFEXITED(status))
-			ret = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			ret = 128 + WTERMSIG(status);
-	}
+	if (!ret && status >= 0)
+		ret = status;	/* the workload's exit status */
 	return ret;
 }
