@@ -230,6 +230,9 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			 struct ktrace_err *err);
 /* After resolve: the exact line written to tracefs (owned by p). */
 const char *ktrace_probe_definition(const struct ktrace_probe *p);
+/* After resolve: a note for the user (e.g. the function is notrace and
+ * the kprobe will use a breakpoint), or NULL. Owned by p. */
+const char *ktrace_probe_warning(const struct ktrace_probe *p);
 const char *ktrace_probe_group(const struct ktrace_probe *p);
 const char *ktrace_probe_event(const struct ktrace_probe *p);
 enum ktrace_kind ktrace_probe_kind(const struct ktrace_probe *p);

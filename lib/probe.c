@@ -52,6 +52,7 @@ struct ktrace_probe {
 	int dloc;		/* location's start in def */
 	unsigned long file_off;
 	char *path;		/* user: resolved absolute path */
+	char *warning;		/* resolved, but worth a note */
 };
 
 static int perr(struct ktrace_err *err, const char *spec, int pos, int errnum,
@@ -489,6 +490,7 @@ void ktrace_probe_free(struct ktrace_probe *p)
 	free(p->fmt);
 	free(p->def);
 	free(p->path);
+	free(p->warning);
 	free(p);
 }
 
@@ -576,7 +578,12 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	if (!kr)
 		return -ENOMEM;
 	ret = kresolve_func(kr, p->func, &sub);
-	/* Not ftrace-able is fine for a kprobe (int3 is used instead). */
+	/* Not ftrace-able is fine for a kprobe (int3 is used instead), but
+	 * worth saying. */
+	if (ret == -EOPNOTSUPP && sub.msg) {
+		free(p->warning);
+		p->warning = strdup(sub.msg);
+	}
 	if (ret && ret != -EOPNOTSUPP) {
 		ret = perr(err, p->spec, p->lstart, -ret, "%s",
 			   sub.msg ? sub.msg : strerror(-ret));
@@ -726,6 +733,11 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 const char *ktrace_probe_definition(const struct ktrace_probe *p)
 {
 	return p->def;
+}
+
+const char *ktrace_probe_warning(const struct ktrace_probe *p)
+{
+	return p->warning;
 }
 
 const char *ktrace_probe_group(const struct ktrace_probe *p)
