@@ -71,8 +71,9 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 				  hits);
 	if (!evs) {
 		free(hits);
-		return kt_error(ctx, KT_FAIL, "cannot list events: %s",
-				strerror(errno));
+		return kt_error(ctx, KT_FAIL, "cannot list events: %s%s",
+				strerror(errno),
+				errno == EACCES ? " (run as root)" : "");
 	}
 	ktrace_events_free(evs);
 	for (int i = 0; i < argc; i++) {

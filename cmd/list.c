@@ -145,8 +145,9 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 				  hits);
 	if (!evs) {
 		free(hits);
-		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s",
-				ktrace_tfs_dir(ctx->tfs), strerror(errno));
+		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
+				ktrace_tfs_dir(ctx->tfs), strerror(errno),
+				errno == EACCES ? " (run as root)" : "");
 	}
 	for (int i = 0; i < argc; i++) {
 		if (!hits[i]) {

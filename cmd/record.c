@@ -481,7 +481,13 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			continue;
 		}
 		evs = ktrace_events_alloc(ctx->tfs, &evargs[i].spec, 1, &hit);
-		if (!evs || !hit) {
+		if (!evs) {
+			ret = kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
+				       ktrace_tfs_dir(ctx->tfs), strerror(errno),
+				       errno == EACCES ? " (run as root)" : "");
+			goto out;
+		}
+		if (!hit) {
 			ktrace_events_free(evs);
 			ret = kt_error(ctx, KT_FAIL, "no event matches '%s'",
 				       evargs[i].spec);

@@ -143,7 +143,11 @@ static int add_event(struct kt_ctx *ctx, struct ktrace_stat *st,
 	if (ktrace_glob_check(name))
 		return kt_usage_error(ctx, NULL, "bad event pattern '%s'", name);
 	evs = ktrace_events_alloc(ctx->tfs, &name, 1, &hit);
-	if (!evs || !hit) {
+	if (!evs)
+		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
+				ktrace_tfs_dir(ctx->tfs), strerror(errno),
+				errno == EACCES ? " (run as root)" : "");
+	if (!hit) {
 		ktrace_events_free(evs);
 		return kt_error(ctx, KT_FAIL, "no event matches '%s'", name);
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -571,9 +572,21 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	struct kresolve *kr;
 	int ret;
 
-	if (p->file)
+	if (p->file) {
+		struct utsname u;
+		char path[512];
+
+		uname(&u);
+		snprintf(path, sizeof(path), "/usr/lib/debug/boot/vmlinux-%s",
+			 u.release);
+		if (access(path, R_OK) == 0)
+			return perr(err, p->spec, p->lstart, EOPNOTSUPP,
+				    "kernel FILE:LINE probes are not supported yet (%s is there, but ktrace does not read it): use FUNC[+OFFS]",
+				    path);
 		return perr(err, p->spec, p->lstart, ENOENT,
-			    "kernel FILE:LINE probes need the kernel's DWARF debug info (vmlinux), and none is installed: install linux-image-$(uname -r)-dbg or use FUNC[+OFFS]");
+			    "kernel FILE:LINE probes need the kernel's DWARF debug info (%s), and none is installed: install linux-image-%s-dbg or use FUNC[+OFFS]",
+			    path, u.release);
+	}
 	kr = tfs_kresolve(tfs);
 	if (!kr)
 		return -ENOMEM;
