@@ -308,6 +308,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			break;
 		case 'p':
 			free(pids);
+			pids = NULL;
 			if (parse_int_list(optarg, &pids, &npids, false)) {
 				ret = kt_usage_error(ctx, NULL,
 						     "bad pid list '%s'", optarg);
@@ -319,6 +320,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			break;
 		case 'C':
 			free(cpus);
+			cpus = NULL;
 			if (parse_int_list(optarg, &cpus, &ncpus, true)) {
 				ret = kt_usage_error(ctx, NULL,
 						     "bad CPU list '%s'", optarg);

@@ -297,6 +297,20 @@ int ktrace_record_open(struct ktrace_record *r,
 				err->input = strdup(e->filter);
 			return ret;
 		}
+		if (fail.stage == KT_PERF_STAGE_OPEN && opts->cpus &&
+		    fail.cpu >= 0 && (ret == -EINVAL || ret == -ENODEV ||
+				      ret == -ENXIO)) {
+			char *online = kt_read_file("/sys/devices/system/cpu/online",
+						    NULL);
+
+			if (online)
+				online[strcspn(online, "\n")] = '\0';
+			ktrace_err_set(err, -ret,
+				       "cannot record on CPU %d: it is not online (online CPUs: %s)",
+				       fail.cpu, online ? online : "?");
+			free(online);
+			return ret;
+		}
 		kt_perf_advice(&fail, advice, sizeof(advice));
 		for (char *p = advice; *p; p++)
 			if (*p == '\n')
