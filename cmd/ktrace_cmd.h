@@ -101,6 +101,23 @@ bool kt_workload_exited(struct kt_workload *w);
  * gives it (128 + signal), or -1 when there was no workload. */
 int kt_workload_finish(struct kt_workload *w, bool stop);
 
+/* Inline probes of record and stat (cmd/inline.c). */
+struct kt_inline {
+	char group[32];			/* ktrace_<pid> */
+	struct ktrace_probe **probes;	/* by -e index; NULL: not inline */
+	int n, made, nr_probes;
+};
+bool kt_inline_is(const char *spec);
+/* Resolve then create the inline ones of specs; errors printed. */
+int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
+		     char *const *specs, int n);
+/* "group:event" of spec i into buf, or NULL when it is not inline. */
+const char *kt_inline_event(const struct kt_inline *in, int i, char *buf,
+			    size_t len);
+void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in);
+/* Remove what was created and free; call after closing the perf fds. */
+void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in);
+
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);
 

@@ -169,109 +169,20 @@ static int expand_threads(int **pids, int *npids)
 	return 0;
 }
 
-static const char *const inline_kinds[] = {
-	"kprobe:", "kretprobe:", "uprobe:", "uretprobe:", NULL,
-};
-
-static int inline_kind(const char *spec)
-{
-	for (int i = 0; inline_kinds[i]; i++)
-		if (!strncmp(spec, inline_kinds[i], strlen(inline_kinds[i])))
-			return i;
-	return -1;
-}
-
-/*
- * "kretprobe:vfs_read $retval" -> "ktrace_PID:vfs_read_N=vfs_read%return
- * $retval"; the probe spec grammar does the rest.
- */
-static char *inline_spec(const char *spec, int kind, const char *group,
-			 int idx)
-{
-	const char *body = spec + strlen(inline_kinds[kind]);
-	size_t loclen = strcspn(body, " \t");
-	bool ret = kind == 1 || kind == 3;
-	char *out, name[64];
-	const char *sym = body, *c;
-
-	/* The event is named after the function/symbol. */
-	if (kind >= 2) {
-		c = memchr(body, ':', loclen);
-		sym = c ? c + 1 : body;
-	}
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sym, " \t+%:@.(<"),
-		 sym);
-	for (char *p = name; *p; p++)
-		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-			*p = '_';
-	if (idx)	/* a second probe on the same function */
-		snprintf(name + strlen(name), sizeof(name) - strlen(name),
-			 "_%d", idx);
-	if (asprintf(&out, "%s:%s%s=%.*s%s%s", group, name[0] ? name : "p",
-		     ret ? "__return" : "", (int)loclen, body,
-		     ret && !strstr(body, "%return") ? "%return" : "",
-		     body + loclen) < 0)
-		return NULL;
-	return out;
-}
-
-/*
- * Hits and misses the kernel counted for this run's kprobes, on stderr.
- * kprobe_profile names events without their group, so it is read side by
- * side with kprobe_events, which lists the same probes in the same order.
- */
-static void report_misses(struct kt_ctx *ctx, const char *group)
-{
-	char path[4096], line[512], def[4096];
-	size_t glen = strlen(group);
-	FILE *prof, *defs;
-
-	snprintf(path, sizeof(path), "%s/kprobe_profile",
-		 ktrace_tfs_dir(ctx->tfs));
-	prof = fopen(path, "r");
-	snprintf(path, sizeof(path), "%s/kprobe_events",
-		 ktrace_tfs_dir(ctx->tfs));
-	defs = fopen(path, "r");
-	while (prof && defs && fgets(line, sizeof(line), prof) &&
-	       fgets(def, sizeof(def), defs)) {
-		unsigned long long hits, miss;
-		const char *name = strchr(def, ':');
-		char ev[256];
-		size_t elen;
-
-		if (sscanf(line, "%255s %llu %llu", ev, &hits, &miss) != 3 ||
-		    !name)
-			continue;
-		name++;		/* GROUP/EVENT ... */
-		elen = strlen(ev);
-		if (strncmp(name, group, glen) || name[glen] != '/' ||
-		    strncmp(name + glen + 1, ev, elen) ||
-		    name[glen + 1 + elen] != ' ')
-			continue;
-		fprintf(ctx->err, "ktrace record: %s:%s: %llu hits, %llu missed by the kernel\n",
-			group, ev, hits, miss);
-	}
-	if (prof)
-		fclose(prof);
-	if (defs)
-		fclose(defs);
-}
-
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_record_opts ro = { 0 };
 	struct ktrace_err err = { .pos = -1 };
 	struct ev_arg *evargs = NULL;
-	struct ktrace_probe **probes = NULL;
+	struct kt_inline inl = { 0 };
+	char **specs = NULL;
 	struct ktrace_record *rec = NULL;
 	struct rec_run run = { .ctx = ctx };
 	struct kt_signals sigs = { 0 };
 	struct kt_workload wl = { .pid = -1, .go = -1 };
 	const char *output = NULL;
-	char group[32];
 	int *pids = NULL, *cpus = NULL, npids = 0, ncpus = 0, nev = 0;
-	int nprobes = 0, made = 0, opt, ret = KT_OK, out_fd = -1, status;
+	int opt, ret = KT_OK, out_fd = -1, status;
 	bool all = false, done = false;
 	double duration = 0;
 	pid_t child;
@@ -388,7 +299,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < nev; i++) {
-		if (inline_kind(evargs[i].spec) < 0 &&
+		if (!kt_inline_is(evargs[i].spec) &&
 		    ktrace_glob_check(evargs[i].spec)) {
 			ret = kt_usage_error(ctx, NULL,
 					     "bad event '%s': expected SYSTEM:EVENT (globs allowed) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
@@ -401,80 +312,25 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	rec = ktrace_record_alloc(ctx->tfs);
-	probes = calloc(nev, sizeof(*probes));
-	if (!rec || !probes) {
+	specs = calloc(nev, sizeof(*specs));
+	if (!rec || !specs) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
 	run.rec = rec;
 	run.json = ctx->json;
-	snprintf(group, sizeof(group), "ktrace_%d", (int)getpid());
-
-	/* Inline probes: resolve all before creating any. */
-	for (int i = 0; i < nev; i++) {
-		int kind = inline_kind(evargs[i].spec);
-		char *spec;
-
-		if (kind < 0)
-			continue;
-		{
-			int dup = 0;
-
-			/* Same function twice: number the later ones. */
-			for (int j = 0; j < i; j++)
-				if (inline_kind(evargs[j].spec) == kind &&
-				    !strncmp(evargs[j].spec, evargs[i].spec,
-					     strcspn(evargs[i].spec, " \t")))
-					dup++;
-			spec = inline_spec(evargs[i].spec, kind, group, dup);
-		}
-		if (!spec) {
-			ret = kt_error(ctx, KT_FAIL, "out of memory");
-			goto out;
-		}
-		probes[i] = ktrace_probe_parse(spec, NULL, &err);
-		if (!probes[i] ||
-		    ktrace_probe_resolve(probes[i], ctx->tfs, &err) < 0) {
-			/* Point the caret into what the user typed. */
-			if (err.input) {
-				size_t pre = strlen(spec) - strlen(evargs[i].spec) +
-					     strlen(inline_kinds[kind]);
-
-				free(err.input);
-				err.input = strdup(evargs[i].spec);
-				if (err.pos >= 0)
-					err.pos = err.pos >= (int)pre -
-						  (int)strlen(inline_kinds[kind]) ?
-						  err.pos - (int)pre +
-						  (int)strlen(inline_kinds[kind]) : -1;
-			}
-			free(spec);
-			ret = kt_error_detail(ctx, probes[i] ? KT_FAIL :
-					      KT_USAGE, &err);
-			goto out;
-		}
-		free(spec);
-		nprobes++;
-	}
-	for (int i = 0; i < nev; i++) {
-		if (!probes[i])
-			continue;
-		if (ktrace_probe_create(probes[i], ctx->tfs, false, &err) < 0) {
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			goto out;
-		}
-		made = i + 1;
-	}
+	for (int i = 0; i < nev; i++)
+		specs[i] = (char *)evargs[i].spec;
+	ret = kt_inline_create(ctx, &inl, specs, nev);
+	if (ret)
+		goto out;
 	/* Events: expand globs; filters go with the -e before them. */
 	for (int i = 0; i < nev; i++) {
 		struct ktrace_events *evs;
 		unsigned int hit = 0;
 		char name[160];
 
-		if (probes[i]) {
-			snprintf(name, sizeof(name), "%s:%s",
-				 ktrace_probe_group(probes[i]),
-				 ktrace_probe_event(probes[i]));
+		if (kt_inline_event(&inl, i, name, sizeof(name))) {
 			if (ktrace_record_add_event(rec, name, evargs[i].filter,
 						    &err) < 0) {
 				ret = kt_error_detail(ctx, KT_FAIL, &err);
@@ -635,8 +491,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 						st.lost_per_cpu[c]);
 			fputs(" (use a larger -m)\n", ctx->err);
 		}
-		if (nprobes)
-			report_misses(ctx, group);
+		kt_inline_report_misses(ctx, &inl);
 	}
 out:
 	kt_signals_restore(&sigs);
@@ -645,14 +500,8 @@ out:
 	ktrace_record_free(rec);
 	if (out_fd >= 0)
 		close(out_fd);
-	for (int i = made - 1; i >= 0; i--)
-		if (probes[i])
-			ktrace_probe_destroy(ctx->tfs,
-					     ktrace_probe_group(probes[i]),
-					     ktrace_probe_event(probes[i]));
-	for (int i = 0; probes && i < nev; i++)
-		ktrace_probe_free(probes[i]);
-	free(probes);
+	kt_inline_destroy(ctx, &inl);
+	free(specs);
 	free(evargs);
 	free(pids);
 	free(cpus);

@@ -15,7 +15,8 @@
 
 static const char stat_usage[] =
 	"Usage: ktrace stat [-e EVENT...] [-p PID | -a] [-I MS] [--json] [-- CMD ARGS...]\n"
-	"Count events: tracepoints and probes (SYSTEM:EVENT, globs allowed) and the\n"
+	"Count events: tracepoints and probes (SYSTEM:EVENT, globs allowed), inline\n"
+	"probes for this run ('kprobe:SPEC', 'uprobe:BINARY:SYMBOL' as in record) and the\n"
 	"generic counters task-clock, context-switches, cpu-migrations, page-faults,\n"
 	"cycles, instructions, cache-misses, branch-misses... Counters the machine\n"
 	"lacks print 'not supported'. Without -e: the software counters and\n"
@@ -173,6 +174,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_stat *st = NULL;
 	struct kt_signals sigs = { 0 };
 	struct kt_workload wl = { .pid = -1, .go = -1 };
+	struct kt_inline inl = { 0 };
 	char **events = NULL, what[512];
 	int nev = 0, opt, ret = KT_OK, status;
 	long pid = -1, interval = 0;
@@ -189,8 +191,11 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		switch (opt) {
 		case 'e':
 			copy = strdup(optarg);
-			for (tok = strtok_r(copy, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
+			/* Lists split at commas; an inline probe is whole. */
+			for (tok = kt_inline_is(optarg) ? copy :
+				   strtok_r(copy, ",", &save); tok;
+			     tok = kt_inline_is(optarg) ? NULL :
+				   strtok_r(NULL, ",", &save)) {
 				char **nv = realloc(events, (nev + 2) *
 							    sizeof(*nv));
 
@@ -259,9 +264,16 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < nev; i++)
-		if ((ret = add_event(ctx, st, events[i])))
+	ret = kt_inline_create(ctx, &inl, events, nev);
+	if (ret)
+		goto out;
+	for (int i = 0; i < nev; i++) {
+		char name[160];
+		const char *ev = kt_inline_event(&inl, i, name, sizeof(name));
+
+		if ((ret = add_event(ctx, st, ev ? ev : events[i])))
 			goto out;
+	}
 	for (int i = 0; !nev && default_events[i]; i++)
 		if ((ret = add_event(ctx, st, default_events[i])))
 			goto out;
@@ -322,10 +334,12 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	if (pfd.fd >= 0)
 		close(pfd.fd);
 	print_counts(ctx, st, elapsed_s(&t0), NULL, what);
+	kt_inline_report_misses(ctx, &inl);
 out:
 	kt_signals_restore(&sigs);
 	status = kt_workload_finish(&wl, kt_stop_signal);
-	ktrace_stat_free(st);
+	ktrace_stat_free(st);	/* the counters go before their probes */
+	kt_inline_destroy(ctx, &inl);
 	free(prev);
 	ktrace_err_clear(&err);
 	for (int i = 0; i < nev; i++)

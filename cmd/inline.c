@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Inline probes of record and stat (-e 'kprobe:SPEC', 'kretprobe:SPEC',
+ * 'uprobe:BINARY:SYMBOL ARGS', 'uretprobe:...'): made for one run in the
+ * group ktrace_<pid>, removed when it ends. A ktrace killed before it could
+ * remove them leaves the group to the next ktrace start (kt_tfs()).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktrace_cmd.h"
+
+static const char *const inline_kinds[] = {
+	"kprobe:", "kretprobe:", "uprobe:", "uretprobe:", NULL,
+};
+
+static int inline_kind(const char *spec)
+{
+	for (int i = 0; inline_kinds[i]; i++)
+		if (!strncmp(spec, inline_kinds[i], strlen(inline_kinds[i])))
+			return i;
+	return -1;
+}
+
+bool kt_inline_is(const char *spec)
+{
+	return inline_kind(spec) >= 0;
+}
+
+/*
+ * "kretprobe:vfs_read $retval" -> "GROUP:vfs_read__return=vfs_read%return
+ * $retval"; the probe spec grammar does the rest. *loc_at and *args_at say
+ * where the location and the arguments start in the result, to map error
+ * positions back into what the user typed.
+ */
+static char *inline_spec(const char *spec, int kind, const char *group,
+			 int idx, int *loc_at, int *args_at)
+{
+	const char *body = spec + strlen(inline_kinds[kind]);
+	size_t loclen = strcspn(body, " \t");
+	bool ret = kind == 1 || kind == 3;
+	bool add_return = ret && !strstr(body, "%return");
+	char *out, name[64];
+	const char *sym = body, *c;
+	int n;
+
+	/* The event is named after the function/symbol. */
+	if (kind >= 2) {
+		c = memchr(body, ':', loclen);
+		sym = c ? c + 1 : body;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sym, " \t+%:@.(<"),
+		 sym);
+	for (char *p = name; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			*p = '_';
+	if (idx)	/* a second probe on the same function */
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 "_%d", idx);
+	n = asprintf(&out, "%s:%s%s=", group, name[0] ? name : "p",
+		     ret ? "__return" : "");
+	if (n < 0)
+		return NULL;
+	*loc_at = n;
+	*args_at = n + loclen + (add_return ? 7 : 0);
+	free(out);
+	if (asprintf(&out, "%s:%s%s=%.*s%s%s", group, name[0] ? name : "p",
+		     ret ? "__return" : "", (int)loclen, body,
+		     add_return ? "%return" : "", body + loclen) < 0)
+		return NULL;
+	return out;
+}
+
+/* A position in the made-up spec, in the user's text (or -1). */
+static int user_pos(const char *user, int kind, int loc_at, int args_at,
+		    int pos)
+{
+	int k = strlen(inline_kinds[kind]);
+	int loclen = strcspn(user + k, " \t");
+
+	if (pos < loc_at)
+		return -1;
+	if (pos < loc_at + loclen)
+		return k + pos - loc_at;
+	if (pos < args_at)
+		return k + loclen - 1;	/* in the added %return */
+	return k + loclen + pos - args_at;
+}
+
+/* Put err's caret into what the user typed for spec i. */
+static void map_err(const struct kt_inline *in, char *const *specs, int i,
+		    struct ktrace_err *err)
+{
+	int kind = inline_kind(specs[i]), dup = 0, loc_at, args_at;
+	char *spec;
+
+	if (!err->input || kind < 0)
+		return;
+	for (int j = 0; j < i; j++)
+		if (inline_kind(specs[j]) == kind &&
+		    !strncmp(specs[j], specs[i], strcspn(specs[i], " \t")))
+			dup++;
+	spec = inline_spec(specs[i], kind, in->group, dup, &loc_at, &args_at);
+	free(spec);
+	free(err->input);
+	err->input = strdup(specs[i]);
+	if (err->pos >= 0)
+		err->pos = spec ? user_pos(specs[i], kind, loc_at, args_at,
+					   err->pos) : -1;
+}
+
+int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
+		     char *const *specs, int n)
+{
+	struct ktrace_err err = { .pos = -1 };
+	int ret = KT_OK;
+
+	memset(in, 0, sizeof(*in));
+	snprintf(in->group, sizeof(in->group), "ktrace_%d", (int)getpid());
+	in->probes = calloc(n > 0 ? n : 1, sizeof(*in->probes));
+	if (!in->probes)
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	in->n = n;
+	/* Resolve all before creating any: nothing is made for a typo. */
+	for (int i = 0; i < n; i++) {
+		int kind = inline_kind(specs[i]), dup = 0, loc_at, args_at;
+		char *spec;
+
+		if (kind < 0)
+			continue;
+		/* The same function twice: number the later ones. */
+		for (int j = 0; j < i; j++)
+			if (inline_kind(specs[j]) == kind &&
+			    !strncmp(specs[j], specs[i],
+				     strcspn(specs[i], " \t")))
+				dup++;
+		spec = inline_spec(specs[i], kind, in->group, dup, &loc_at,
+				   &args_at);
+		if (!spec)
+			return kt_error(ctx, KT_FAIL, "out of memory");
+		in->probes[i] = ktrace_probe_parse(spec, NULL, &err);
+		if (!in->probes[i] ||
+		    ktrace_probe_resolve(in->probes[i], ctx->tfs, &err) < 0) {
+			map_err(in, specs, i, &err);
+			ret = kt_error_detail(ctx, in->probes[i] ? KT_FAIL :
+					      KT_USAGE, &err);
+			free(spec);
+			ktrace_err_clear(&err);
+			return ret;
+		}
+		free(spec);
+		in->nr_probes++;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!in->probes[i])
+			continue;
+		if (ktrace_probe_create(in->probes[i], ctx->tfs, false,
+					&err) < 0) {
+			map_err(in, specs, i, &err);
+			ret = kt_error_detail(ctx, KT_FAIL, &err);
+			ktrace_err_clear(&err);
+			return ret;
+		}
+		in->made = i + 1;
+	}
+	return KT_OK;
+}
+
+const char *kt_inline_event(const struct kt_inline *in, int i, char *buf,
+			    size_t len)
+{
+	if (!in->probes || i >= in->n || !in->probes[i])
+		return NULL;
+	snprintf(buf, len, "%s:%s", ktrace_probe_group(in->probes[i]),
+		 ktrace_probe_event(in->probes[i]));
+	return buf;
+}
+
+/*
+ * Hits and misses the kernel counted for the kprobes, on stderr.
+ * kprobe_profile names events without their group, so it is read side by
+ * side with kprobe_events, which lists the same probes in the same order.
+ */
+void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in)
+{
+	char path[4096], line[512], def[4096];
+	size_t glen = strlen(in->group);
+	FILE *prof, *defs;
+
+	if (!in->nr_probes)
+		return;
+	snprintf(path, sizeof(path), "%s/kprobe_profile",
+		 ktrace_tfs_dir(ctx->tfs));
+	prof = fopen(path, "r");
+	snprintf(path, sizeof(path), "%s/kprobe_events",
+		 ktrace_tfs_dir(ctx->tfs));
+	defs = fopen(path, "r");
+	while (prof && defs && fgets(line, sizeof(line), prof) &&
+	       fgets(def, sizeof(def), defs)) {
+		unsigned long long hits, miss;
+		const char *name = strchr(def, ':');
+		char ev[256];
+		size_t elen;
+
+		if (sscanf(line, "%255s %llu %llu", ev, &hits, &miss) != 3 ||
+		    !name)
+			continue;
+		name++;		/* GROUP/EVENT ... */
+		elen = strlen(ev);
+		if (strncmp(name, in->group, glen) || name[glen] != '/' ||
+		    strncmp(name + glen + 1, ev, elen) ||
+		    name[glen + 1 + elen] != ' ')
+			continue;
+		fprintf(ctx->err, "ktrace %s: %s:%s: %llu hits, %llu missed by the kernel\n",
+			ctx->cmd ? ctx->cmd : "", in->group, ev, hits, miss);
+	}
+	if (prof)
+		fclose(prof);
+	if (defs)
+		fclose(defs);
+}
+
+void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in)
+{
+	/* Reverse order; the perf fds using them are closed by now. */
+	for (int i = in->made - 1; i >= 0; i--)
+		if (in->probes[i])
+			ktrace_probe_destroy(ctx->tfs,
+					     ktrace_probe_group(in->probes[i]),
+					     ktrace_probe_event(in->probes[i]));
+	for (int i = 0; in->probes && i < in->n; i++)
+		ktrace_probe_free(in->probes[i]);
+	free(in->probes);
+	memset(in, 0, sizeof(*in));
+}
