@@ -565,3 +565,34 @@ t_stat_pid_existing_threads() {
 	wait_exit $kp 10 || return 1
 	expect_eq "count (thread + child)" "$(awk '$2 == "syscalls:sys_enter_getppid" {print $1}' $RT.out)" 400
 }
+
+# ------------------------------------------------------- inline probe errors
+
+t_record_inline_errors_point_into_the_users_text() {
+	# refused by the kernel: the caret under the bad fetcharg as typed
+	expect_status 1 $KTRACE record -e "uprobe:$PROBED:hot x=%zz" -- true || return 1
+	expect_contains "kernel text" "$ERR" "Invalid register name" || return 1
+	expect_eq "input line" "$(echo "$ERR" | sed -n 2p)" "  uprobe:$PROBED:hot x=%zz" || return 1
+	col=$(echo "$ERR" | sed -n 3p | awk '{ print index($0, "^") }')
+	want=$(echo "$ERR" | sed -n 2p | awk '{ print index($0, "%zz") }')
+	expect_eq "caret column" "$col" "$want" || return 1
+	# an unknown variable, found before anything is created
+	expect_status 1 $KTRACE record -e "uretprobe:$PROBED:hot \$retval" -e "uprobe:$PROBED:parse_line nosuch" -- true || return 1
+	expect_contains "message" "$ERR" "no variable 'nosuch'" || return 1
+	col=$(echo "$ERR" | sed -n 3p | awk '{ print index($0, "^") }')
+	want=$(echo "$ERR" | sed -n 2p | awk '{ print index($0, "nosuch") }')
+	expect_eq "caret column" "$col" "$want" || return 1
+	[ -z "$(grep ktrace_ $TFS/dynamic_events)" ] || fail "probes left: $(cat $TFS/dynamic_events)"
+}
+
+t_stat_inline_probes() {
+	expect_status 0 $KTRACE stat --json -e "uprobe:$PROBED:hot" -e "uretprobe:$PROBED:hot" -- $PROBED 300 || return 1
+	python3 - "$(echo "$OUT" | tail -1)" <<'PY' || fail "stat json: $OUT"
+import json, sys
+s = json.loads(sys.argv[1])
+c = [x["count"] for x in s["counters"]]
+assert c == [300, 300], c
+assert s["counters"][0]["event"].endswith(":hot")
+PY
+	[ -z "$(grep ktrace_ $TFS/dynamic_events)" ] || fail "probes left: $(cat $TFS/dynamic_events)"
+}
