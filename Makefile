@@ -15,7 +15,9 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 VERSION := 0.1.0
 KT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd $(PKG_CFLAGS)
+	-DKTRACE_VERSION='"$(VERSION)"' \
+	-DKTRACE_PROBES_DIR='"$(PREFIX)/share/ktrace/probes"' \
+	-Ilib -Icmd $(PKG_CFLAGS)
 
 B := build
 LIB_SRCS := $(sort $(wildcard lib/*.c))

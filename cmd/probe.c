@@ -29,7 +29,8 @@ static const char probe_usage[] =
 	"  -g, --group GROUP  default group (default: ktrace)\n"
 	"  -n, --dry-run      print the line that would be written to tracefs, write nothing\n"
 	"      --force        replace an existing event of the same name\n"
-	"  -f, --file FILE    add the probes of a probe set (see probes/)\n"
+	"  -f, --file FILE    add the probes of a probe set: a file, or the name of\n"
+	"                     an installed set (file-opens, exec, tcp, dns...)\n"
 	"  -j, --json         JSON output\n"
 	"  -h, --help         this help\n";
 
@@ -75,6 +76,21 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 	*out = NULL;
 	*n = 0;
 	f = fopen(path, "r");
+	/* A bare set name ("file-opens") is looked up among the installed
+	 * sets, then in ./probes. */
+	if (!f && errno == ENOENT && !strchr(path, '/')) {
+		char alt[4096];
+
+		snprintf(alt, sizeof(alt), "%s/%s.probe", KTRACE_PROBES_DIR,
+			 path);
+		f = fopen(alt, "r");
+		if (!f) {
+			snprintf(alt, sizeof(alt), "probes/%s.probe", path);
+			f = fopen(alt, "r");
+		}
+		if (!f)
+			errno = ENOENT;
+	}
 	if (!f)
 		return kt_error(ctx, KT_FAIL, "cannot open probe set '%s': %s",
 				path, strerror(errno));
