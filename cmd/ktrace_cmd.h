@@ -77,9 +77,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 
-/* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed. */
+/* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed; SIGPIPE is
+ * ignored (writes fail with EPIPE instead). Install before creating
+ * anything that must be removed; restore after removing it. */
 struct kt_signals {
-	struct sigaction old_int, old_term, old_hup;
+	struct sigaction old_int, old_term, old_hup, old_pipe;
 	bool installed;
 };
 extern volatile sig_atomic_t kt_stop_signal;

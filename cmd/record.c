@@ -63,6 +63,7 @@ struct rec_run {
 	unsigned long long printed;
 	bool json;
 	bool to_file;
+	bool write_error;
 };
 
 static int print_sample(void *arg, const struct ktrace_sample *s)
@@ -80,6 +81,10 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 	line = ktrace_record_format(run->rec, s, run->json, &len);
 	fwrite_unlocked(line, 1, len, run->ctx->out);
 	putc_unlocked('\n', run->ctx->out);
+	if (ferror_unlocked(run->ctx->out)) {
+		run->write_error = true;	/* e.g. | head went away */
+		return 1;
+	}
 	if (s->type == KTRACE_SAMPLE_EVENT && run->count &&
 	    ++run->printed >= run->count)
 		return 1;
@@ -183,7 +188,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	const char *output = NULL;
 	int *pids = NULL, *cpus = NULL, npids = 0, ncpus = 0, nev = 0;
 	int opt, ret = KT_OK, out_fd = -1, status;
-	bool all = false, done = false;
+	bool all = false, done = false, stopped = false;
 	double duration = 0;
 	pid_t child;
 	struct timespec t0;
@@ -311,6 +316,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_FAIL;
 		goto out;
 	}
+	kt_signals_install(&sigs);
 	rec = ktrace_record_alloc(ctx->tfs);
 	specs = calloc(nev, sizeof(*specs));
 	if (!rec || !specs) {
@@ -416,7 +422,6 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		run.to_file = true;
 	}
 
-	kt_signals_install(&sigs);
 	if (!ro.enable_on_exec && ktrace_record_enable(rec) < 0) {
 		ret = kt_error(ctx, KT_FAIL, "cannot enable the events: %s",
 			       strerror(errno));
@@ -436,7 +441,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 				       strerror((int)-n));
 			break;
 		}
-		if (n > 0 && run.count && run.printed >= run.count)
+		if (n > 0 && run.count && run.printed >= run.count) {
+			stopped = true;
+			break;
+		}
+		if (run.write_error)
 			break;
 		/* Lines reach a file or pipe at least once a round. */
 		if (n > 0 && !run.to_file)
@@ -452,14 +461,20 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if ((t.tv_sec - t0.tv_sec) +
-			    (t.tv_nsec - t0.tv_nsec) / 1e9 >= duration)
+			    (t.tv_nsec - t0.tv_nsec) / 1e9 >= duration) {
+				stopped = true;
 				break;
+			}
 		}
 	}
 	ktrace_record_disable(rec);
-	if (!(run.count && run.printed >= run.count))
+	if (!(run.count && run.printed >= run.count) && !run.write_error)
 		ktrace_record_drain(rec, print_sample, &run);
-	fflush(ctx->out);
+	if (fflush(ctx->out) || run.write_error) {
+		ret = kt_error(ctx, KT_FAIL, "writing the records failed: %s",
+			       strerror(errno ? errno : EIO));
+		clearerr(ctx->out);
+	}
 	if (output) {
 		uint64_t bytes = 0;
 
@@ -494,19 +509,21 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		kt_inline_report_misses(ctx, &inl);
 	}
 out:
-	kt_signals_restore(&sigs);
-	status = kt_workload_finish(&wl, kt_stop_signal);
+	/* A workload still running after -d, -c or a signal is stopped. */
+	status = kt_workload_finish(&wl, kt_stop_signal || ret || stopped);
 	/* Close the perf fds before removing the probes they use. */
 	ktrace_record_free(rec);
 	if (out_fd >= 0)
 		close(out_fd);
 	kt_inline_destroy(ctx, &inl);
+	kt_signals_restore(&sigs);
 	free(specs);
 	free(evargs);
 	free(pids);
 	free(cpus);
 	ktrace_err_clear(&err);
-	if (!ret && status >= 0)
-		ret = status;	/* the workload's exit status */
+	/* The workload's exit status, unless -d/-c ended it on purpose. */
+	if (!ret && status >= 0 && !(stopped && !kt_stop_signal))
+		ret = status;
 	return ret;
 }

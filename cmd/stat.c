@@ -179,7 +179,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	int nev = 0, opt, ret = KT_OK, status;
 	long pid = -1, interval = 0;
 	double duration = 0, last = 0;
-	bool all = false;
+	bool all = false, stopped = false;
 	struct timespec t0;
 	struct pollfd pfd = { .fd = -1 };
 	uint64_t *prev = NULL;
@@ -259,6 +259,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_FAIL;
 		goto out;
 	}
+	kt_signals_install(&sigs);
 	st = ktrace_stat_alloc(ctx->tfs);
 	if (!st) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
@@ -298,7 +299,6 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		goto out;
 	}
-	kt_signals_install(&sigs);
 	if (wl.pid < 0)
 		ktrace_stat_enable(st);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -327,8 +327,10 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		/* -p: the process is gone. */
 		if (wl.pid < 0 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
 			break;
-		if (duration > 0 && now >= duration)
+		if (duration > 0 && now >= duration) {
+			stopped = true;
 			break;
+		}
 	}
 	ktrace_stat_disable(st);
 	if (pfd.fd >= 0)
@@ -336,16 +338,18 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	print_counts(ctx, st, elapsed_s(&t0), NULL, what);
 	kt_inline_report_misses(ctx, &inl);
 out:
-	kt_signals_restore(&sigs);
-	status = kt_workload_finish(&wl, kt_stop_signal);
+	/* A workload still running after -d or a signal is stopped. */
+	status = kt_workload_finish(&wl, kt_stop_signal || ret || stopped);
 	ktrace_stat_free(st);	/* the counters go before their probes */
 	kt_inline_destroy(ctx, &inl);
+	kt_signals_restore(&sigs);
 	free(prev);
 	ktrace_err_clear(&err);
 	for (int i = 0; i < nev; i++)
 		free(events[i]);
 	free(events);
-	if (!ret && status >= 0)
-		ret = status;	/* the workload's exit status */
+	/* The workload's exit status, unless -d/-c ended it on purpose. */
+	if (!ret && status >= 0 && !(stopped && !kt_stop_signal))
+		ret = status;
 	return ret;
 }

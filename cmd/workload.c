@@ -32,6 +32,10 @@ void kt_signals_install(struct kt_signals *s)
 	sigaction(SIGINT, &sa, &s->old_int);
 	sigaction(SIGTERM, &sa, &s->old_term);
 	sigaction(SIGHUP, &sa, &s->old_hup);
+	/* A closed pipe (ktrace record | head) is a write error to handle,
+	 * not a death that would leave the probes behind. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &s->old_pipe);
 	s->installed = true;
 }
 
@@ -42,6 +46,7 @@ void kt_signals_restore(struct kt_signals *s)
 	sigaction(SIGINT, &s->old_int, NULL);
 	sigaction(SIGTERM, &s->old_term, NULL);
 	sigaction(SIGHUP, &s->old_hup, NULL);
+	sigaction(SIGPIPE, &s->old_pipe, NULL);
 	s->installed = false;
 }
 
@@ -66,6 +71,11 @@ int kt_workload_fork(struct kt_ctx *ctx, struct kt_workload *w, char **argv)
 		char c;
 
 		close(go[1]);
+		/* The command gets the default dispositions, not ktrace's. */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		/* EOF instead of a byte: ktrace gave up, do not run. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
@@ -108,8 +118,9 @@ int kt_workload_finish(struct kt_workload *w, bool stop)
 	if (!w->reaped) {
 		if (stop)
 			kill(w->pid, SIGTERM);
+		/* Another stop signal while waiting: no more waiting. */
 		while (waitpid(w->pid, &w->status, 0) < 0 && errno == EINTR)
-			;
+			kill(w->pid, SIGKILL);
 		w->reaped = true;
 	}
 	if (WIFEXITED(w->status))

@@ -201,31 +201,62 @@ int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
 	return kt_event_file_write(&top, sys, ev, file, val);
 }
 
+/* Is the event enabled in inst? -errno when unreadable. */
+static int event_enabled(struct ktrace_inst *inst, const char *sys,
+			 const char *ev)
+{
+	char *p = kt_path("%s/events/%s/%s/enable", inst->dir, sys, ev);
+	char *buf;
+	int ret;
+
+	if (!p)
+		return -errno;
+	buf = kt_read_file(p, NULL);
+	free(p);
+	if (!buf)
+		return -errno;
+	ret = buf[0] == '1';
+	free(buf);
+	return ret;
+}
+
 int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 		       int nglobs, bool on, unsigned int *hits)
 {
 	struct ktrace_events *evs;
+	bool *changed;
 	int n, ret = 0;
 
 	evs = ktrace_events_alloc(inst->tfs, globs, nglobs, hits);
 	if (!evs)
 		return -errno;
 	n = ktrace_events_count(evs);
+	changed = calloc(n ? n : 1, sizeof(*changed));
+	if (!changed) {
+		ktrace_events_free(evs);
+		return -ENOMEM;
+	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		int cur = event_enabled(inst, e->system, e->name);
 
+		if (cur == (int)on)
+			continue;	/* already as asked */
 		ret = kt_event_file_write(inst, e->system, e->name, "enable",
 					  on ? "1" : "0");
-		if (ret) {
-			/* Undo what this call did: all or nothing. */
-			for (int j = 0; j < i; j++) {
-				e = ktrace_events_get(evs, j);
-				kt_event_file_write(inst, e->system, e->name,
-						    "enable", on ? "0" : "1");
-			}
+		if (ret)
 			break;
-		}
+		changed[i] = true;
 	}
+	/* All or nothing: undo exactly what this call changed. */
+	for (int i = 0; ret && i < n; i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+
+		if (changed[i])
+			kt_event_file_write(inst, e->system, e->name, "enable",
+					    on ? "0" : "1");
+	}
+	free(changed);
 	ktrace_events_free(evs);
 	return ret ? ret : n;
 }

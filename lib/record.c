@@ -147,13 +147,17 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 	e->format = strndup(format, len);
 	e->id = id;
 	e->te = te;
+	if (!e->system || !e->name || !e->format) {
+		free(e->system);
+		free(e->name);
+		free(e->format);
+		return -ENOMEM;
+	}
 	e->label_len = snprintf(e->label, sizeof(e->label), "%s:%s: ", system,
 				name);
 	if (e->label_len >= sizeof(e->label))
 		e->label_len = sizeof(e->label) - 1;
 	e->has_info = te->print_fmt.format && te->print_fmt.format[0];
-	if (!e->system || !e->name || !e->format)
-		return -ENOMEM;
 	return r->nev++;
 }
 
@@ -219,6 +223,14 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 			goto out;
 		}
 		r->ev[ret].filter = strdup(filter);
+		if (!r->ev[ret].filter) {
+			r->nev--;
+			free(r->ev[r->nev].system);
+			free(r->ev[r->nev].name);
+			free(r->ev[r->nev].format);
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 out:
 	free(sys);
@@ -502,14 +514,16 @@ int kt_record_parse_sample(struct ktrace_record *r,
 	memset(s, 0, sizeof(*s));
 	s->type = KTRACE_SAMPLE_EVENT;
 	s->event = -1;
-#define NEED(n) do { if ((size_t)(end - p) < (size_t)(n)) return -EINVAL; } while (0)
+#define NEED(n) do { if (p > end || (size_t)(end - p) < (size_t)(n)) return -EINVAL; } while (0)
 	if (st & PERF_SAMPLE_IDENTIFIER) {
 		NEED(8);
 		memcpy(&id, p, 8);
 		p += 8;
 	}
-	if (st & PERF_SAMPLE_IP)
+	if (st & PERF_SAMPLE_IP) {
+		NEED(8);
 		p += 8;
+	}
 	if (st & PERF_SAMPLE_TID) {
 		NEED(8);
 		s->pid = ((const int32_t *)p)[0];
@@ -521,22 +535,28 @@ int kt_record_parse_sample(struct ktrace_record *r,
 		memcpy(&s->time, p, 8);
 		p += 8;
 	}
-	if (st & PERF_SAMPLE_ADDR)
+	if (st & PERF_SAMPLE_ADDR) {
+		NEED(8);
 		p += 8;
+	}
 	if (st & PERF_SAMPLE_ID) {
 		NEED(8);
 		memcpy(&id, p, 8);
 		p += 8;
 	}
-	if (st & PERF_SAMPLE_STREAM_ID)
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		NEED(8);
 		p += 8;
+	}
 	if (st & PERF_SAMPLE_CPU) {
 		NEED(8);
 		s->cpu = *(const uint32_t *)p;
 		p += 8;
 	}
-	if (st & PERF_SAMPLE_PERIOD)
+	if (st & PERF_SAMPLE_PERIOD) {
+		NEED(8);
 		p += 8;
+	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr;
 
@@ -575,7 +595,8 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 		r->last_time = ts;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (kt_record_parse_sample(r, h, &s))
+		/* libtraceevent reads the common header unchecked. */
+		if (kt_record_parse_sample(r, h, &s) || s.raw_size < 8)
 			return 0;
 		r->samples++;
 		r->per_event[s.event]++;

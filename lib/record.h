@@ -144,6 +144,8 @@ void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 void kt_record_read_proc_maps(struct ktrace_record *r, int pid);
 void kt_record_note_mmap(struct ktrace_record *r,
 			 const struct perf_event_header *h);
+/* A JSON string (quoted, escaped) of at most n bytes of s, onto q. */
+void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n);
 /* Append the symbolized call chain of s to the trace_seq / JSON. */
 void kt_record_format_stack(struct ktrace_record *r,
 			    const struct ktrace_sample *s, bool json);

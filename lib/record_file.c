@@ -177,6 +177,21 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 	return ret;
 }
 
+/* Field offsets and sizes of a format from a file: within a record. */
+static bool fields_sane(struct tep_event *te)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		struct tep_format_field *f = pass ? te->format.fields :
+						    te->format.common_fields;
+
+		for (; f; f = f->next)
+			if (f->offset < 0 || f->size < 0 ||
+			    f->offset > 65535 || f->size > 65535)
+				return false;
+	}
+	return true;
+}
+
 struct ktrace_record *ktrace_record_load(const char *path,
 					 struct ktrace_err *err)
 {
@@ -226,8 +241,23 @@ struct ktrace_record *ktrace_record_load(const char *path,
 				       path, at[i].name);
 			goto fail;
 		}
+		/* Names go into labels and JSON: the same rules as tracefs. */
+		if (ktrace_name_check(f->system) || ktrace_name_check(f->name) ||
+		    (i && at[i].sample_type != r->sample_type) ||
+		    (at[i].sample_type & ~(uint64_t)(KT_PERF_SAMPLE_TYPE |
+						     PERF_SAMPLE_CALLCHAIN))) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret, "'%s': bad event table", path);
+			goto fail;
+		}
 		idx = kt_record_add_format(r, f->system, f->name, f->id,
 					   f->format, strlen(f->format));
+		if (idx >= 0 && !fields_sane(r->ev[idx].te)) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret, "'%s': bad format for %s:%s",
+				       path, f->system, f->name);
+			goto fail;
+		}
 		if (idx < 0) {
 			ret = EBADMSG;
 			ktrace_err_set(err, ret,

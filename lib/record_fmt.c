@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "record.h"
 
-static void json_str(struct trace_seq *q, const char *s, size_t n)
+void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 
@@ -67,13 +67,16 @@ static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 {
 	struct trace_seq *q = &r->seq;
 	bool sgn = f->flags & TEP_FIELD_IS_SIGNED;
-	unsigned int off = f->offset, len = f->size;
+	unsigned int off, len;
 	int esz;
 
-	if (off + (unsigned int)f->size > size) {
+	if (f->offset < 0 || f->size < 0 ||
+	    (uint64_t)f->offset + (uint64_t)f->size > size) {
 		trace_seq_puts(q, "null");
 		return;
 	}
+	off = f->offset;
+	len = f->size;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		uint32_t v = tep_read_number(r->tep, data + off, 4);
 
@@ -87,7 +90,7 @@ static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 		}
 	}
 	if (f->flags & TEP_FIELD_IS_STRING) {
-		json_str(q, (const char *)data + off, len);
+		kt_json_seq_str(q, (const char *)data + off, len);
 		return;
 	}
 	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
@@ -270,11 +273,11 @@ const char *ktrace_record_format(struct ktrace_record *r,
 		trace_seq_printf(q, "{\"time\": %llu, \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"comm\": ",
 				 (unsigned long long)s->time, s->cpu, s->pid,
 				 s->tid);
-		json_str(q, ktrace_record_comm(r, s->tid), 16);
+		kt_json_seq_str(q, ktrace_record_comm(r, s->tid), 16);
 		trace_seq_printf(q, ", \"event\": \"%s:%s\", \"fields\": {",
 				 e->system, e->name);
 		for (f = e->te->format.fields; f; f = f->next) {
-			json_str(q, f->name, 256);
+			kt_json_seq_str(q, f->name, 256);
 			trace_seq_puts(q, ": ");
 			json_field(r, f, s->raw, s->raw_size);
 			if (f->next)

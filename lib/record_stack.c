@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <trace-seq.h>
@@ -195,14 +196,22 @@ struct ubins {
 static void ubin_load(struct ubin *b)
 {
 	Elf_Scn *scn = NULL;
+	struct stat st;
 	size_t nph;
 	Elf *elf;
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	/* Paths may come from an untrusted file: regular files only, and
+	 * never block on a FIFO or a device. */
+	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		kt_symtab_sort(&b->syms);
+		return;
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		goto out;
@@ -357,15 +366,11 @@ void kt_record_format_stack(struct ktrace_record *r,
 			user_frame(r, s->pid, ip, frame, sizeof(frame));
 		}
 		if (json) {
-			trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": \"",
+			trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": ",
 					 shown ? ", " : "",
 					 (unsigned long long)ip);
-			for (char *c = frame; *c; c++) {
-				if (*c == '"' || *c == '\\')
-					trace_seq_putc(q, '\\');
-				trace_seq_putc(q, *c);
-			}
-			trace_seq_puts(q, "\"}");
+			kt_json_seq_str(q, frame, sizeof(frame));
+			trace_seq_putc(q, '}');
 		} else {
 			trace_seq_printf(q, "\n\t%16llx %s",
 					 (unsigned long long)ip, frame);

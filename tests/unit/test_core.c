@@ -176,6 +176,45 @@ static void test_enable_disable(void **state)
 	ktrace_tfs_free(tfs);
 }
 
+/* A failing enable/disable undoes only what it changed. */
+static void test_enable_failure_undoes_only_its_changes(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_inst *inst = ktrace_inst_open(tfs, NULL, false);
+	const char *globs[] = { "irq" };
+	char path[4096], *v;
+	FILE *f;
+
+	assert_non_null(inst);
+	/* irq_handler_entry was on already, softirq_entry's enable is
+	 * unwritable (a directory), irq_handler_exit was off. */
+	snprintf(path, sizeof(path), "%s/tracefs/events/irq/irq_handler_entry/enable",
+		 (char *)*state);
+	f = fopen(path, "w");
+	fputs("1\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path),
+		 "rm '%s/tracefs/events/irq/softirq_entry/enable' && mkdir '%s/tracefs/events/irq/softirq_entry/enable'",
+		 (char *)*state, (char *)*state);
+	assert_int_equal(system(path), 0);
+	assert_true(ktrace_inst_enable(inst, globs, 1, true, NULL) < 0);
+	v = fake_read(*state, "tracefs/events/irq/irq_handler_entry/enable");
+	assert_string_equal(v, "1\n");		/* not flipped off */
+	free(v);
+	v = fake_read(*state, "tracefs/events/irq/irq_handler_exit/enable");
+	assert_string_equal(v, "0");		/* turned on, then back */
+	free(v);
+	assert_true(ktrace_inst_enable(inst, globs, 1, false, NULL) < 0);
+	v = fake_read(*state, "tracefs/events/irq/irq_handler_exit/enable");
+	assert_string_equal(v, "0");		/* off before: not turned on */
+	free(v);
+	v = fake_read(*state, "tracefs/events/irq/irq_handler_entry/enable");
+	assert_string_equal(v, "1");		/* turned off, then back */
+	free(v);
+	ktrace_inst_free(inst);
+	ktrace_tfs_free(tfs);
+}
+
 static void test_instance_create_reset(void **state)
 {
 	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
@@ -502,6 +541,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events_formats, setup, teardown),
 		cmocka_unit_test(test_tfs_open_missing),
 		cmocka_unit_test_setup_teardown(test_enable_disable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enable_failure_undoes_only_its_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_instance_create_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_verify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errlog_parse, setup, teardown),
