@@ -31,45 +31,67 @@ bool kt_inline_is(const char *spec)
 }
 
 /*
- * "kretprobe:vfs_read $retval" -> "GROUP:vfs_read__return=vfs_read%return
- * $retval"; the probe spec grammar does the rest. *loc_at and *args_at say
- * where the location and the arguments start in the result, to map error
- * positions back into what the user typed.
+ * The event name of an inline probe: its function or symbol (48 characters
+ * at most, as a C identifier), "__return" for return probes, and "_N" when
+ * an earlier probe of this run has that name already. Into name[64].
  */
-static char *inline_spec(const char *spec, int kind, const char *group,
-			 int idx, int *loc_at, int *args_at)
+static void inline_name(const struct kt_inline *in, int i, const char *spec,
+			int kind, char *name)
 {
 	const char *body = spec + strlen(inline_kinds[kind]);
 	size_t loclen = strcspn(body, " \t");
-	bool ret = kind == 1 || kind == 3;
-	bool add_return = ret && !strstr(body, "%return");
-	char *out, name[64];
 	const char *sym = body, *c;
-	int n;
+	char base[64];
+	int n = 0;
 
-	/* The event is named after the function/symbol. */
 	if (kind >= 2) {
 		c = memchr(body, ':', loclen);
 		sym = c ? c + 1 : body;
 	}
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sym, " \t+%:@.(<"),
-		 sym);
-	for (char *p = name; *p; p++)
+	snprintf(base, 49, "%.*s", (int)strcspn(sym, " \t+%:@.(<"), sym);
+	for (char *p = base; *p; p++)
 		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
 		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
 			*p = '_';
-	if (idx)	/* a second probe on the same function */
-		snprintf(name + strlen(name), sizeof(name) - strlen(name),
-			 "_%d", idx);
-	n = asprintf(&out, "%s:%s%s=", group, name[0] ? name : "p",
-		     ret ? "__return" : "");
-	if (n < 0)
-		return NULL;
+	if (!base[0] || (base[0] >= '0' && base[0] <= '9'))
+		snprintf(base, sizeof(base), "p");
+	if (kind == 1 || kind == 3)
+		strcat(base, "__return");
+	for (;;) {
+		bool taken = false;
+
+		if (n)
+			snprintf(name, 64, "%s_%d", base, n);
+		else
+			snprintf(name, 64, "%s", base);
+		for (int j = 0; j < i && !taken; j++)
+			taken = in->probes[j] &&
+				!strcmp(ktrace_probe_event(in->probes[j]), name);
+		if (!taken)
+			return;
+		n++;
+	}
+}
+
+/*
+ * "kretprobe:vfs_read $retval" -> "GROUP:NAME=vfs_read%return $retval";
+ * the probe spec grammar does the rest. *loc_at and *args_at say where the
+ * location and the arguments start in the result, to map error positions
+ * back into what the user typed.
+ */
+static char *inline_spec(const char *spec, int kind, const char *group,
+			 const char *name, int *loc_at, int *args_at)
+{
+	const char *body = spec + strlen(inline_kinds[kind]);
+	size_t loclen = strcspn(body, " \t");
+	bool add_return = (kind == 1 || kind == 3) &&
+			  !strstr(body, "%return");
+	char *out;
+	int n = snprintf(NULL, 0, "%s:%s=", group, name);
+
 	*loc_at = n;
 	*args_at = n + loclen + (add_return ? 7 : 0);
-	free(out);
-	if (asprintf(&out, "%s:%s%s=%.*s%s%s", group, name[0] ? name : "p",
-		     ret ? "__return" : "", (int)loclen, body,
+	if (asprintf(&out, "%s:%s=%.*s%s%s", group, name, (int)loclen, body,
 		     add_return ? "%return" : "", body + loclen) < 0)
 		return NULL;
 	return out;
@@ -95,22 +117,13 @@ static int user_pos(const char *user, int kind, int loc_at, int args_at,
 static void map_err(const struct kt_inline *in, char *const *specs, int i,
 		    struct ktrace_err *err)
 {
-	int kind = inline_kind(specs[i]), dup = 0, loc_at, args_at;
-	char *spec;
-
-	if (!err->input || kind < 0)
+	if (!err->input)
 		return;
-	for (int j = 0; j < i; j++)
-		if (inline_kind(specs[j]) == kind &&
-		    !strncmp(specs[j], specs[i], strcspn(specs[i], " \t")))
-			dup++;
-	spec = inline_spec(specs[i], kind, in->group, dup, &loc_at, &args_at);
-	free(spec);
 	free(err->input);
 	err->input = strdup(specs[i]);
 	if (err->pos >= 0)
-		err->pos = spec ? user_pos(specs[i], kind, loc_at, args_at,
-					   err->pos) : -1;
+		err->pos = user_pos(specs[i], inline_kind(specs[i]),
+				    in->loc_at[i], in->args_at[i], err->pos);
 }
 
 int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
@@ -122,24 +135,21 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 	memset(in, 0, sizeof(*in));
 	snprintf(in->group, sizeof(in->group), "ktrace_%d", (int)getpid());
 	in->probes = calloc(n > 0 ? n : 1, sizeof(*in->probes));
-	if (!in->probes)
+	in->loc_at = calloc(n > 0 ? n : 1, sizeof(*in->loc_at));
+	in->args_at = calloc(n > 0 ? n : 1, sizeof(*in->args_at));
+	if (!in->probes || !in->loc_at || !in->args_at)
 		return kt_error(ctx, KT_FAIL, "out of memory");
 	in->n = n;
 	/* Resolve all before creating any: nothing is made for a typo. */
 	for (int i = 0; i < n; i++) {
-		int kind = inline_kind(specs[i]), dup = 0, loc_at, args_at;
-		char *spec;
+		int kind = inline_kind(specs[i]);
+		char name[64], *spec;
 
 		if (kind < 0)
 			continue;
-		/* The same function twice: number the later ones. */
-		for (int j = 0; j < i; j++)
-			if (inline_kind(specs[j]) == kind &&
-			    !strncmp(specs[j], specs[i],
-				     strcspn(specs[i], " \t")))
-				dup++;
-		spec = inline_spec(specs[i], kind, in->group, dup, &loc_at,
-				   &args_at);
+		inline_name(in, i, specs[i], kind, name);
+		spec = inline_spec(specs[i], kind, in->group, name,
+				   &in->loc_at[i], &in->args_at[i]);
 		if (!spec)
 			return kt_error(ctx, KT_FAIL, "out of memory");
 		in->probes[i] = ktrace_probe_parse(spec, NULL, &err);
@@ -235,5 +245,7 @@ void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in)
 	for (int i = 0; in->probes && i < in->n; i++)
 		ktrace_probe_free(in->probes[i]);
 	free(in->probes);
+	free(in->loc_at);
+	free(in->args_at);
 	memset(in, 0, sizeof(*in));
 }

@@ -107,6 +107,7 @@ int kt_workload_finish(struct kt_workload *w, bool stop);
 struct kt_inline {
 	char group[32];			/* ktrace_<pid> */
 	struct ktrace_probe **probes;	/* by -e index; NULL: not inline */
+	int *loc_at, *args_at;		/* where the made-up spec has them */
 	int n, made, nr_probes;
 };
 bool kt_inline_is(const char *spec);

@@ -282,8 +282,10 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 undo:
 	/* All or nothing: remove what this command created. */
 	for (int i = nmade - 1; i >= 0; i--)
-		ktrace_probe_destroy(ctx->tfs, ktrace_probe_group(made[i]),
-				     ktrace_probe_event(made[i]));
+		if (ktrace_probe_undo(made[i], ctx->tfs) < 0)
+			fprintf(ctx->err, "ktrace probe: could not take back %s:%s\n",
+				ktrace_probe_group(made[i]),
+				ktrace_probe_event(made[i]));
 out:
 	for (int i = 0; i < n; i++) {
 		if (made)
@@ -403,7 +405,10 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_events *evs;
 	unsigned int *hits;
-	int opt, n, deleted = 0, ret = KT_OK;
+	char *fbuf = NULL;
+	size_t flen = 0;
+	FILE *failed = NULL;
+	int opt, n, deleted = 0, nfailed = 0, ret = KT_OK;
 
 	while ((opt = getopt_long(argc, argv, "+jh", list_opts, NULL)) != -1) {
 		switch (opt) {
@@ -456,8 +461,10 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (ctx->json)
+	if (ctx->json) {
+		failed = open_memstream(&fbuf, &flen);
 		fputs("{\"deleted\": [", ctx->out);
+	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
 		int r;
@@ -466,10 +473,19 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 			continue;
 		r = ktrace_probe_destroy(ctx->tfs, e->system, e->name);
 		if (r) {
-			ret = kt_error(ctx, KT_FAIL, "cannot delete %s:%s: %s",
-				       e->system, e->name, r == -EBUSY ?
-				       "it is in use (enabled or being recorded)" :
-				       strerror(-r));
+			const char *why = r == -EBUSY ?
+				"it is in use (enabled or being recorded)" :
+				strerror(-r);
+
+			/* Under --json the failures follow the array. */
+			fprintf(ctx->err, "ktrace probe: cannot delete %s:%s: %s\n",
+				e->system, e->name, why);
+			if (failed)
+				fprintf(failed, "%s{\"event\": \"%s:%s\", \"error\": \"%s\"}",
+					nfailed ? ", " : "", e->system,
+					e->name, why);
+			nfailed++;
+			ret = KT_FAIL;
 			continue;
 		}
 		if (ctx->json) {
@@ -481,9 +497,16 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 		}
 		deleted++;
 	}
-	if (ctx->json)
-		fputs("]}\n", ctx->out);
+	if (ctx->json) {
+		fclose(failed);
+		failed = NULL;
+		fprintf(ctx->out, "], \"failed\": [%s]}\n",
+			fbuf ? fbuf : "");
+	}
 out:
+	if (failed)
+		fclose(failed);
+	free(fbuf);
 	ktrace_events_free(evs);
 	free(hits);
 	return ret;

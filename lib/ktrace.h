@@ -247,6 +247,12 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			bool force, struct ktrace_err *err);
 
 /*
+ * Take back a ktrace_probe_create() of p: remove the probe and, when it
+ * replaced one (--force), put that one back. 0 or -errno.
+ */
+int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs);
+
+/*
  * Remove the kprobe/uprobe group:event from the kernel. Returns -ENOENT
  * when there is no such probe, -EBUSY while it is enabled or recorded.
  */

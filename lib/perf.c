@@ -344,6 +344,9 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 								 cpus[ci], -1,
 								 PERF_FLAG_FD_CLOEXEC);
 				}
+				/* A thread of -p that exited meanwhile. */
+				if (fd < 0 && errno == ESRCH && nr_pids > 1)
+					break;
 				if (fd < 0) {
 					err = -errno;
 					fail_set(fail, errno, KT_PERF_STAGE_OPEN,
@@ -401,6 +404,12 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 				}
 			}
 		}
+	}
+	if (!p->nr_fds) {
+		err = -ESRCH;	/* every task was gone */
+		fail_set(fail, ESRCH, KT_PERF_STAGE_OPEN, 0, -1,
+			 nr_pids ? pids[0] : -1);
+		goto out;
 	}
 	qsort(p->ids, p->nr_ids, sizeof(*p->ids), id_cmp);
 out:

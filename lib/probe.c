@@ -54,6 +54,8 @@ struct ktrace_probe {
 	unsigned long file_off;
 	char *path;		/* user: resolved absolute path */
 	char *warning;		/* resolved, but worth a note */
+	bool created;		/* by ktrace_probe_create() */
+	char *replaced;		/* --force: the definition it replaced */
 };
 
 static int perr(struct ktrace_err *err, const char *spec, int pos, int errnum,
@@ -91,7 +93,8 @@ static bool is_ident(const char *s, size_t n)
 /* Probe event and group names: C identifiers (the kernel's rule). */
 static int probe_name_check(const char *s)
 {
-	if (!s || strlen(s) > 64 || !is_ident(s, strlen(s)))
+	/* The kernel's MAX_EVENT_NAME_LEN (64) counts the NUL. */
+	if (!s || strlen(s) > 63 || !is_ident(s, strlen(s)))
 		return -EINVAL;
 	return 0;
 }
@@ -492,6 +495,7 @@ void ktrace_probe_free(struct ktrace_probe *p)
 	free(p->def);
 	free(p->path);
 	free(p->warning);
+	free(p->replaced);
 	free(p);
 }
 
@@ -795,6 +799,31 @@ static int map_pos(const struct ktrace_probe *p, int dpos)
 static char *defined_line(struct ktrace_tfs *tfs, const char *file,
 			  const char *group, const char *event);
 
+/* Write back a definition read from kprobe_events/uprobe_events. */
+static int restore_replaced(const char *line)
+{
+	if (!line)
+		return 0;
+	return tracefs_instance_file_append(NULL, "dynamic_events", line) < 0 ?
+	       -(errno ? errno : EIO) : 0;
+}
+
+int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs)
+{
+	int ret;
+
+	if (!p->created)
+		return 0;
+	ret = ktrace_probe_destroy(tfs, p->group, p->event);
+	if (ret)
+		return ret;
+	p->created = false;
+	ret = restore_replaced(p->replaced);
+	free(p->replaced);
+	p->replaced = NULL;
+	return ret;
+}
+
 static bool event_exists(struct ktrace_tfs *tfs, const char *g, const char *e)
 {
 	char *path = kt_path("%s/events/%s/%s", tfs->dir, g, e);
@@ -848,6 +877,7 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 		dev = tracefs_kprobe_alloc(p->group, p->event, p->location,
 					   p->fmt);
 	if (!dev) {
+		restore_replaced(old);
 		free(old);
 		return -ENOMEM;
 	}
@@ -855,16 +885,25 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	ret = tracefs_dynevent_create(dev) < 0 ? -(errno ? errno : EINVAL) : 0;
 	tracefs_dynevent_free(dev);
 	if (!ret) {
-		free(old);
+		/* Kept for ktrace_probe_undo(). */
+		free(p->replaced);
+		p->replaced = old;
+		p->created = true;
 		return 0;
 	}
 	klog = ktrace_errlog_read(tfs, NULL, &cmd, &pos);
 	/* --force: the kernel refused the new definition; the old one,
 	 * as the kernel printed it, goes back. */
-	if (old) {
-		tracefs_instance_file_append(NULL, "dynamic_events", old);
-		free(old);
+	if (old && restore_replaced(old) < 0) {
+		char *m;
+
+		if (asprintf(&m, "%s (and the previous definition could not be put back: %s)",
+			     klog ? klog : strerror(-ret), old) >= 0) {
+			free(klog);
+			klog = m;
+		}
 	}
+	free(old);
 	if (klog && cmd && pos >= 0 && !strcmp(cmd, p->def))
 		pos = map_pos(p, pos);
 	else

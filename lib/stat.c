@@ -135,9 +135,13 @@ int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
 	if (!st->c)
 		goto nomem;
 	for (int i = 0; i < ntids; i++) {
-		st->c[i] = kt_counters_open(st->ev, st->n, tids[i], cpus,
-					    nr_cpus, inherit, enable_on_exec);
-		if (!st->c[i]) {
+		st->c[st->nc] = kt_counters_open(st->ev, st->n, tids[i], cpus,
+						 nr_cpus, inherit,
+						 enable_on_exec);
+		/* A thread that exited since /proc was read. */
+		if (!st->c[st->nc] && errno == ESRCH && ntids > 1)
+			continue;
+		if (!st->c[st->nc]) {
 			int e = errno;
 
 			if (tids != &one)
@@ -153,6 +157,8 @@ int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
 	}
 	if (tids != &one)
 		free(tids);
+	if (!st->nc)
+		return ktrace_err_set(err, ESRCH, "no such process %d", pid);
 	return 0;
 nomem:
 	if (tids != &one)
