@@ -215,17 +215,20 @@ expect_match record-all-loop-file "$(event_lines $D/a.out)" \
 expect_no_inline_groups record-all-removed
 
 # --- SIGINT mid-record: a clean stop, probes removed. --------------------
-# sigint_ready PID: the signal handlers are in place (SigCgt has SIGINT),
-# i.e. the probes exist and the events are open.
+# sigint_ready PID: the signal handlers are in place (SigCgt has SIGINT)
+# and its probe exists. ktrace catches the signals before it creates
+# anything, so the events may still be opening: callers wait a moment more.
 sigint_ready() {
 	local m
 	m=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$1/status 2>/dev/null)
-	[ -n "$m" ] && [ $((0x$m & 2)) = 2 ]
+	[ -n "$m" ] && [ $((0x$m & 2)) = 2 ] &&
+		grep -q "^p:ktrace_$1/do_sys_openat2 " $T/dynamic_events
 }
 ktrace record -a -e 'kprobe:do_sys_openat2' > $D/i.out 2> $D/i.err &
 p=$!
 bgpids="$bgpids $p"
 if wait_for 20 sigint_ready $p; then
+	sleep 1
 	expect_match record-sigint-probe-made "$(cat $T/dynamic_events)" "^p:ktrace_$p/do_sys_openat2 "
 	cat $D/file-a > /dev/null
 	kill -INT $p
@@ -244,6 +247,7 @@ ktrace record -a -e 'kprobe:do_sys_openat2' > $D/s.out 2> $D/s.err &
 p=$!
 bgpids="$bgpids $p"
 if wait_for 20 sigint_ready $p; then
+	sleep 1
 	kill -KILL $p
 	wait $p 2>/dev/null
 	expect_match record-sigkill-left "$(cat $T/dynamic_events)" "^p:ktrace_$p/do_sys_openat2 "
