@@ -174,6 +174,8 @@ static size_t mk_comm(unsigned char *buf, uint32_t pid, uint32_t tid,
 struct file_opts {
 	bool callchain;
 	bool no_format;		/* leave the FORMATS table out */
+	uint64_t extra_st;	/* sample_type bits a writer never sets */
+	const char *format;	/* instead of the real sched_switch one */
 };
 
 /* Write a recording into a temporary file; returns its path (free it). */
@@ -192,6 +194,8 @@ static char *write_file(const struct file_opts *o,
 	assert_non_null(fmt);
 	if (o && o->callchain)
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o)
+		a.sample_type |= o->extra_st;
 	path = strdup("/tmp/ktrace-unit-rec-XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -203,7 +207,9 @@ static char *write_file(const struct file_opts *o,
 	assert_int_equal(kt_kfw_id(w, SAMPLE_ID, 0, -1), 0);
 	if (!(o && o->no_format))
 		assert_int_equal(kt_kfw_format(w, SCHED_SWITCH_ID, "sched",
-					       "sched_switch", fmt), 0);
+					       "sched_switch",
+					       o && o->format ? o->format : fmt),
+				 0);
 	/* a task that existed before the recording */
 	assert_int_equal(kt_kfw_comm(w, 11, 11, "worker"), 0);
 	records(w);
@@ -444,6 +450,88 @@ static void test_callchain(void **state)
 	free(path);
 }
 
+/*
+ * Crafted files (found in review): a sample layout the writer never makes
+ * would let fields be read past the record; a field whose offset wraps
+ * around 32 bits would be read 4 GiB away; a map naming a FIFO would block
+ * report forever. The first two are refused at load, the third is skipped.
+ */
+static void test_crafted_files_refused(void **state)
+{
+	char *fmt = sched_switch_format(), *bad, *at, *path;
+	struct file_opts o = { .extra_st = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD };
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_record *r;
+
+	(void)state;
+	path = write_file(&o, basic_records);
+	r = ktrace_record_load(path, &err);
+	assert_null(r);
+	assert_int_equal(errno, EBADMSG);
+	ktrace_err_clear(&err);
+	unlink(path);
+	free(path);
+
+	/* prev_pid at offset 2^32 - 4 */
+	assert_non_null(fmt);
+	at = strstr(fmt, "prev_pid;");
+	assert_non_null(at);
+	at = strstr(at, "offset:");
+	assert_non_null(at);
+	assert_true(asprintf(&bad, "%.*soffset:4294967292;%s", (int)(at - fmt),
+			     fmt, strchr(at, ';') + 1) > 0);
+	o = (struct file_opts){ .format = bad };
+	path = write_file(&o, basic_records);
+	r = ktrace_record_load(path, &err);
+	assert_null(r);
+	assert_int_equal(errno, EBADMSG);
+	ktrace_err_clear(&err);
+	unlink(path);
+	free(path);
+	free(bad);
+	free(fmt);
+}
+
+static void fifo_records(struct kt_kfw *w)
+{
+	const struct kt_kf_mmap m = {
+		.pid = 11, .tid = 11, .start = 0x400000, .len = 0x2000,
+		.prot = 4, .filename = "/tmp/ktrace-unit-fifo",
+	};
+	const uint64_t ips[] = { (uint64_t)PERF_CONTEXT_USER, 0x400123ull };
+	unsigned char buf[512];
+	struct sw_raw r = sw(11, "worker", 120, 0, "x", 0);
+
+	assert_int_equal(kt_kfw_mmap(w, &m), 0);
+	mk_sample(buf, 11, 11, 5000, 0, ips, 2, &r, sizeof(r));
+	put_rec(w, buf);
+}
+
+static void test_fifo_map_does_not_block(void **state)
+{
+	struct file_opts o = { .callchain = true };
+	struct ktrace_err err = { .pos = -1 };
+	struct collect c = { 0 };
+	char *path;
+
+	(void)state;
+	unlink("/tmp/ktrace-unit-fifo");
+	assert_int_equal(mkfifo("/tmp/ktrace-unit-fifo", 0600), 0);
+	path = write_file(&o, fifo_records);
+	c.r = ktrace_record_load(path, &err);
+	assert_non_null(c.r);
+	alarm(10);	/* a blocking open would hang here */
+	assert_int_equal(ktrace_record_replay(c.r, collect, &c, NULL, NULL),
+			 1);
+	alarm(0);
+	assert_non_null(strstr(c.lines[0], "[unknown] (/tmp/ktrace-unit-fifo+0x123)"));
+	collect_free(&c);
+	ktrace_record_free(c.r);
+	unlink("/tmp/ktrace-unit-fifo");
+	unlink(path);
+	free(path);
+}
+
 /* ------------------------------------------------------ damaged files */
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -640,6 +728,8 @@ int main(void)
 		cmocka_unit_test(test_corrupted_rejected),
 		cmocka_unit_test(test_missing_format_rejected),
 		cmocka_unit_test(test_replay_raw),
+		cmocka_unit_test(test_crafted_files_refused),
+		cmocka_unit_test(test_fifo_map_does_not_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
