@@ -56,11 +56,8 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 				      "missing event pattern");
 	if (kt_instance_name_check(ctx, iname))
 		return KT_USAGE;
-	for (int i = 0; i < argc; i++)
-		if (ktrace_glob_check(argv[i]))
-			return kt_usage_error(ctx, NULL,
-					      "bad event pattern '%s': expected SYSTEM[:EVENT] with glob characters * ? [ ]",
-					      argv[i]);
+	if (kt_globs_check(ctx, argc, argv))
+		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
 	/* Check every pattern matches before touching anything. */

@@ -186,6 +186,16 @@ struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
 	return ctx->tfs;
 }
 
+int kt_globs_check(struct kt_ctx *ctx, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (ktrace_glob_check(argv[i]))
+			return kt_usage_error(ctx, NULL,
+					      "bad pattern '%s': expected SYSTEM[:EVENT] with glob characters * ? [ ]",
+					      argv[i]);
+	return KT_OK;
+}
+
 int kt_instance_name_check(struct kt_ctx *ctx, const char *name)
 {
 	if (!name || !ktrace_name_check(name))

@@ -50,6 +50,9 @@ int kt_error_detail(struct kt_ctx *ctx, int status,
 int kt_usage_error(struct kt_ctx *ctx, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Every argv[i] a well-formed SYSTEM[:EVENT] glob? Else a usage error. */
+int kt_globs_check(struct kt_ctx *ctx, int argc, char **argv);
+
 /* -B NAME checks: a usage error (exit 2) for a bad name. NULL is fine. */
 int kt_instance_name_check(struct kt_ctx *ctx, const char *name);
 /* Open (or create) an instance; NULL: error already printed (exit 1). */

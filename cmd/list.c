@@ -129,11 +129,8 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	for (int i = 0; i < argc; i++)
-		if (ktrace_glob_check(argv[i]))
-			return kt_usage_error(ctx, NULL,
-					      "bad event pattern '%s': expected SYSTEM[:EVENT] with glob characters * ? [ ]",
-					      argv[i]);
+	if (kt_globs_check(ctx, argc, argv))
+		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
 	if (argc) {

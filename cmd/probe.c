@@ -315,13 +315,16 @@ static void split_def(const char *def, char **loc, const char **args)
 	*args = s;
 }
 
-static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
+/*
+ * The options of probe list and probe del; argc and argv are left on the
+ * patterns. Returns -1 to go on, or the exit status (--help, bad option).
+ */
+static int parse_list_opts(struct kt_ctx *ctx, int *argc, char ***argv)
 {
-	struct ktrace_events *evs;
-	unsigned int *hits = NULL;
-	int opt, n, shown = 0, ret = KT_OK;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jh", list_opts, NULL)) != -1) {
+	while ((opt = getopt_long(*argc, *argv, "+jh", list_opts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'j':
 			ctx->json = true;
@@ -331,15 +334,25 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 			return KT_OK;
 		default:
 			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
-					      argv[optind - 1]);
+					      (*argv)[optind - 1]);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	for (int i = 0; i < argc; i++)
-		if (ktrace_glob_check(argv[i]))
-			return kt_usage_error(ctx, NULL, "bad probe pattern '%s'",
-					      argv[i]);
+	*argc -= optind;
+	*argv += optind;
+	return -1;
+}
+
+static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ktrace_events *evs;
+	unsigned int *hits = NULL;
+	int opt, n, shown = 0, ret = KT_OK;
+
+	opt = parse_list_opts(ctx, &argc, &argv);
+	if (opt >= 0)
+		return opt;
+	if (kt_globs_check(ctx, argc, argv))
+		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
 	hits = argc ? calloc(argc, sizeof(*hits)) : NULL;
@@ -410,28 +423,14 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 	FILE *failed = NULL;
 	int opt, n, deleted = 0, nfailed = 0, ret = KT_OK;
 
-	while ((opt = getopt_long(argc, argv, "+jh", list_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'h':
-			fputs(probe_usage, ctx->out);
-			return KT_OK;
-		default:
-			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
-					      argv[optind - 1]);
-		}
-	}
-	argc -= optind;
-	argv += optind;
+	opt = parse_list_opts(ctx, &argc, &argv);
+	if (opt >= 0)
+		return opt;
 	if (argc < 1)
 		return kt_usage_error(ctx, probe_usage,
 				      "missing probe pattern (GROUP:EVENT glob)");
-	for (int i = 0; i < argc; i++)
-		if (ktrace_glob_check(argv[i]))
-			return kt_usage_error(ctx, NULL, "bad probe pattern '%s'",
-					      argv[i]);
+	if (kt_globs_check(ctx, argc, argv))
+		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
 	hits = calloc(argc, sizeof(*hits));
