@@ -20,7 +20,7 @@ KT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-Ilib -Icmd $(PKG_CFLAGS)
 
 B := build
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_SRCS := $(sort $(wildcard lib/*.c lib/*/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
@@ -36,7 +36,9 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 all: ktrace
 
-$(B)/%.o: %.c $(wildcard lib/*.h cmd/*.h)
+HDRS := $(wildcard lib/*.h lib/*/*.h cmd/*.h)
+
+$(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(KT_CFLAGS) -c -o $@ $<
@@ -54,7 +56,7 @@ ktrace: $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
 
 # Unit tests: each tests/unit/test_X.c is one cmocka binary, linked with the
 # CLI objects too so that commands can be called in-process.
-$(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(wildcard tests/unit/*.h)
+$(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KT_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
 		$(B)/libktrace-cmd.a $(B)/libktrace.a $(PKG_LIBS) $(CMOCKA_LIBS)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for lib/kfile.c: round trip and an untrusted reader. */
+/* Unit tests for lib/kfile/kfile.c: round trip and an untrusted reader. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "kfile.h"
+#include "kfile/kfile.h"
 #include "synring.h"
 
 static const char fmt_text[] =

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for lib/kresolve.c: kallsyms checks, suggestions, BTF args. */
+/* Unit tests for lib/probe/btf.c: kallsyms checks, suggestions, BTF args. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 
 #include <bpf/btf.h>
 
-#include "kresolve.h"
+#include "probe/btf.h"
 
 #define FIX_DIR	"tests/fixtures/kresolve"
 

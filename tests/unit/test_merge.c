@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for lib/merge.c: ordered merge of synthetic per-CPU rings. */
+/* Unit tests for lib/capture/merge.c: ordered merge of synthetic per-CPU rings. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "merge.h"
-#include "ring.h"
+#include "capture/merge.h"
+#include "capture/ring.h"
 #include "synring.h"
 
 static const struct kt_merge_cfg cfg_all = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Live perf_event_open round trips (lib/perf.c + ring.c + merge.c). The
+ * Live perf_event_open round trips (lib/capture/perf.c + ring.c + merge.c). The
  * tracing tests skip unless running as root with tracefs mounted at
  * /sys/kernel/tracing.
  */
@@ -20,10 +20,10 @@
 #include <sys/syscall.h>
 #include <cmocka.h>
 
-#include "kfile.h"
-#include "merge.h"
-#include "perf.h"
-#include "ring.h"
+#include "kfile/kfile.h"
+#include "capture/merge.h"
+#include "capture/perf.h"
+#include "capture/ring.h"
 
 #define GETPPID_DIR "/sys/kernel/tracing/events/syscalls/sys_enter_getppid"
 

@@ -481,7 +481,7 @@ static void test_parse_errors(void **state)
 }
 
 /*
- * BUG (lib/probe.c, parse_arg): the message of a refused raw fetch
+ * BUG (lib/probe/probe.c, parse_arg): the message of a refused raw fetch
  * argument is built from expr after free(t), and expr points into t.
  */
 static void test_bug_bad_fetcharg_message(void **state)
@@ -524,7 +524,7 @@ static void test_kernel_btf_errors(void **state)
 }
 
 /*
- * GAP (lib/probe.c resolve_kernel, lib/kresolve.c): an offset past the end
+ * GAP (lib/probe/probe.c resolve_kernel, lib/probe/btf.c): an offset past the end
  * of a kernel function is not checked (user space checks it); the kernel
  * then puts the probe in whatever function follows. kallsyms gives the
  * size (do_sys_open is 0x100 long in the fixture).
@@ -536,7 +536,7 @@ static void test_bug_kernel_offset_outside_function(void **state)
 }
 
 /*
- * BUG (lib/probe.c, is_var_expr): "$retval->field" is taken as a raw
+ * BUG (lib/probe/probe.c, is_var_expr): "$retval->field" is taken as a raw
  * fetch argument and refused for its '>', although kresolve_arg() resolves
  * $retval->field from BTF.
  */
@@ -586,7 +586,7 @@ static void test_user_errors(void **state)
 }
 
 /*
- * BUG (lib/probe.c, parse_arg/resolve_user): "$retval:TYPE" needs no
+ * BUG (lib/probe/probe.c, parse_arg/resolve_user): "$retval:TYPE" needs no
  * debug info (the fetcharg is $retval, the type is given), but it is
  * resolved through DWARF and fails on binaries without it (libc without
  * libc6-dbg, bash), so "malloc%return ptr=$retval:x64" cannot be used.

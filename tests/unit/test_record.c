@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests for the recording formatter and the record file round trip,
- * without the kernel: files are written with the kfile writer (lib/kfile.h)
+ * without the kernel: files are written with the kfile writer (lib/kfile/kfile.h)
  * holding the real sched_switch format of tests/fixtures/tracefs, loaded
  * with ktrace_record_load() and replayed through ktrace_record_format().
  */
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "ktrace.h"
-#include "kfile.h"
+#include "kfile/kfile.h"
 
 #define SCHED_SWITCH_ID 372	/* the fixture's id */
 #define SAMPLE_ID 0x77		/* perf sample id of the one event */

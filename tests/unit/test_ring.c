@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for lib/ring.c against synthetic rings. */
+/* Unit tests for lib/capture/ring.c against synthetic rings. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "ring.h"
+#include "capture/ring.h"
 #include "synring.h"
 
 #define RSZ 4096

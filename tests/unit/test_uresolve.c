@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "uresolve.h"
+#include "probe/uelf.h"
 #include "../targets/probed.h"
 
 static char tmpdir[PATH_MAX];

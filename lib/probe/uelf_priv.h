@@ -6,7 +6,7 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
-#include "uresolve.h"
+#include "probe/uelf.h"
 
 struct usym {
 	char *name;		/* without version */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 char *kt_read_file(const char *path, size_t *len)
 {

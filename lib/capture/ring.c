@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ring.h"
+#include "capture/ring.h"
 
 int kt_ring_init(struct kt_ring *r, void *base, size_t page_size,
 		 size_t data_size)

@@ -8,7 +8,7 @@
 
 #include <event-parse.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 struct ev_entry {
 	struct ktrace_event pub;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "kfile.h"
+#include "kfile/kfile.h"
 
 #define KF_BYTE_ORDER 0x01020304u
 #define KF_MUL 0x9e3779b97f4a7c15ull

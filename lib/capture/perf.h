@@ -42,7 +42,7 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-#include "ring.h"
+#include "capture/ring.h"
 
 /* The sample_type of every sampling event (CALLCHAIN added on request). */
 #define KT_PERF_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \

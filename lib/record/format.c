@@ -8,8 +8,8 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "internal.h"
-#include "record.h"
+#include "base/internal.h"
+#include "record/record.h"
 
 void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /*
  * ktrace record -o FILE and ktrace report: write a recording into a
- * self-contained kfile (lib/kfile.h) and load one back for replay.
+ * self-contained kfile (lib/kfile/kfile.h) and load one back for replay.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 
 #include <event-parse.h>
 
-#include "internal.h"
-#include "kfile.h"
-#include "perf.h"
-#include "record.h"
+#include "base/internal.h"
+#include "kfile/kfile.h"
+#include "capture/perf.h"
+#include "record/record.h"
 
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm)
 {

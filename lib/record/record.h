@@ -9,7 +9,7 @@
 #include <trace-seq.h>
 
 #include "ktrace.h"
-#include "merge.h"
+#include "capture/merge.h"
 
 struct tep_event;
 struct tep_plugin_list;

@@ -16,8 +16,8 @@
 
 #include <trace-seq.h>
 
-#include "internal.h"
-#include "record.h"
+#include "base/internal.h"
+#include "record/record.h"
 
 void kt_symtab_free(struct kt_symtab *t)
 {

@@ -13,8 +13,8 @@
 
 #include <tracefs.h>
 
-#include "internal.h"
-#include "kresolve.h"
+#include "base/internal.h"
+#include "probe/btf.h"
 
 #define KT_TRACEFS_DEFAULT "/sys/kernel/tracing"
 #define KT_STATE_DEFAULT "/run/ktrace"

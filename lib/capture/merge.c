@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "ring.h"
+#include "capture/merge.h"
+#include "capture/ring.h"
 
 /* Record types from here on are made by tools, never by the kernel. */
 #define KT_RECORD_USER_TYPE_START 64

@@ -14,8 +14,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "internal.h"
-#include "kresolve.h"
+#include "base/internal.h"
+#include "probe/btf.h"
 
 #define NAME_MAX_LEN	256
 #define NR_ARG_REGS	6

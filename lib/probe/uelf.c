@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "uresolve_priv.h"
+#include "probe/uelf_priv.h"
 
 /* -------------------------------------------------------------- ld.so.cache */
 

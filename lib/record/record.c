@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /*
- * Recording: events opened through perf_event_open (lib/perf.c), per-CPU
- * rings merged in time order (lib/merge.c), records decoded with
+ * Recording: events opened through perf_event_open (lib/capture/perf.c), per-CPU
+ * rings merged in time order (lib/capture/merge.c), records decoded with
  * libtraceevent and formatted as perf-script-like lines or typed JSON.
  */
 #include <ctype.h>
@@ -17,11 +17,11 @@
 #include <trace-seq.h>
 #include <tracefs.h>
 
-#include "internal.h"
-#include "kfile.h"
-#include "merge.h"
-#include "perf.h"
-#include "record.h"
+#include "base/internal.h"
+#include "kfile/kfile.h"
+#include "capture/merge.h"
+#include "capture/perf.h"
+#include "record/record.h"
 
 /* How far behind "now" the merge may emit: records still being written
  * to a ring by another CPU are younger than this. */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-only
-/* Counting mode for ktrace stat: lib/perf.c's counters behind ktrace.h. */
+/* Counting mode for ktrace stat: lib/capture/perf.c's counters behind ktrace.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "perf.h"
+#include "base/internal.h"
+#include "capture/perf.h"
 
 struct ktrace_stat {
 	struct ktrace_tfs *tfs;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "uresolve_priv.h"
+#include "probe/uelf_priv.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
 

@@ -15,8 +15,8 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-#include "internal.h"
-#include "perf.h"
+#include "base/internal.h"
+#include "capture/perf.h"
 
 struct pfd {
 	int fd;

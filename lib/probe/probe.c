@@ -16,9 +16,9 @@
 
 #include <tracefs.h>
 
-#include "internal.h"
-#include "kresolve.h"
-#include "uresolve.h"
+#include "base/internal.h"
+#include "probe/btf.h"
+#include "probe/uelf.h"
 
 #define PROBE_MAX_ARGS 64
 

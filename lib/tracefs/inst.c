@@ -13,7 +13,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 /* The marker file saying ktrace created instance name; caller frees. */
 static char *owned_marker(struct ktrace_tfs *tfs, const char *name)
