@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Dynamic probes, resolving: the location and the arguments by name
+ * (btf.c for the kernel, uelf.c/dwarf.c for user space), then the
+ * kprobe_events / uprobe_events line. Reads files, writes nothing.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "base/internal.h"
+#include "probe/btf.h"
+#include "probe/uelf.h"
+#include "probe/probe_priv.h"
+
+bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs)
+{
+	char *p = kt_path("%s/kprobe_events", tfs->dir);
+	bool ret = p && access(p, F_OK) == 0;
+
+	free(p);
+	return ret;
+}
+
+static struct kresolve *tfs_kresolve(struct ktrace_tfs *tfs)
+{
+	char *filt;
+
+	if (tfs->kres)
+		return tfs->kres;
+	filt = kt_path("%s/available_filter_functions", tfs->dir);
+	tfs->kres = kresolve_open(getenv("KTRACE_BTF"),
+				  getenv("KTRACE_KALLSYMS"), NULL, filt);
+	free(filt);
+	return tfs->kres;
+}
+
+/* Move a resolver's error into err, its position shifted into the spec. */
+static int arg_err(struct ktrace_probe *p, struct probe_arg *a, int ret,
+		   struct ktrace_err *sub, struct ktrace_err *err)
+{
+	int pos = a->estart;
+
+	if (sub->pos >= 0 && sub->pos <= (int)strlen(a->expr))
+		pos += sub->pos;
+	ret = kt_probe_err(err, p->spec, pos, -ret, "%s",
+		   sub->msg ? sub->msg : strerror(-ret));
+	ktrace_err_clear(sub);
+	return ret;
+}
+
+/*
+ * Size of a kernel function from kallsyms: the distance to the next text
+ * symbol. 0 when unknown (no kallsyms, or addresses hidden from non-root).
+ */
+static unsigned long long kallsyms_func_size(const char *func)
+{
+	const char *path = getenv("KTRACE_KALLSYMS");
+	unsigned long long addr = 0, next = 0, a;
+	char line[512], name[256], type;
+	FILE *f = fopen(path && *path ? path : "/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (!strcmp(name, func) && (type == 't' || type == 'T'))
+			addr = a;
+	}
+	if (!addr) {
+		fclose(f);
+		return 0;
+	}
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (a > addr && (!next || a < next))
+			next = a;
+	}
+	fclose(f);
+	return next ? next - addr : 0;
+}
+
+static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+			  struct ktrace_err *err)
+{
+	struct ktrace_err sub = { .pos = -1 };
+	struct kresolve *kr;
+	int ret;
+
+	if (p->file) {
+		struct utsname u;
+		char path[512];
+
+		uname(&u);
+		snprintf(path, sizeof(path), "/usr/lib/debug/boot/vmlinux-%s",
+			 u.release);
+		if (access(path, R_OK) == 0)
+			return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
+				    "kernel FILE:LINE probes are not supported yet (%s is there, but ktrace does not read it): use FUNC[+OFFS]",
+				    path);
+		return kt_probe_err(err, p->spec, p->lstart, ENOENT,
+			    "kernel FILE:LINE probes need the kernel's DWARF debug info (%s), and none is installed: install linux-image-%s-dbg or use FUNC[+OFFS]",
+			    path, u.release);
+	}
+	kr = tfs_kresolve(tfs);
+	if (!kr)
+		return -ENOMEM;
+	ret = kresolve_func(kr, p->func, &sub);
+	/* Not ftrace-able is fine for a kprobe (int3 is used instead), but
+	 * worth saying. */
+	if (ret == -EOPNOTSUPP && sub.msg) {
+		free(p->warning);
+		p->warning = strdup(sub.msg);
+	}
+	if (ret && ret != -EOPNOTSUPP) {
+		ret = kt_probe_err(err, p->spec, p->lstart, -ret, "%s",
+			   sub.msg ? sub.msg : strerror(-ret));
+		ktrace_err_clear(&sub);
+		return ret;
+	}
+	ktrace_err_clear(&sub);
+	if (p->offs) {
+		unsigned long long size = kallsyms_func_size(p->func);
+
+		if (size && p->offs >= size)
+			return kt_probe_err(err, p->spec, p->lstart, ERANGE,
+				    "offset +%lu is outside %s (%llu bytes)",
+				    p->offs, p->func, size);
+	}
+	for (int i = 0; i < p->nargs; i++) {
+		struct probe_arg *a = &p->args[i];
+
+		if (a->raw)
+			continue;
+		ret = kresolve_arg(kr, p->func, a->expr, p->is_return,
+				   &a->fetch, &a->rtype, &sub);
+		if (ret)
+			return arg_err(p, a, ret, &sub, err);
+	}
+	if (p->offs) {
+		if (asprintf(&p->location, "%s+%lu", p->func, p->offs) < 0)
+			return -ENOMEM;
+	} else {
+		p->location = strdup(p->func);
+	}
+	return p->location ? 0 : -ENOMEM;
+}
+
+static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
+{
+	struct ktrace_err sub = { .pos = -1 };
+	struct uresolve *ur;
+	int ret = 0;
+
+	ur = uresolve_open(p->binary, &sub);
+	if (!ur) {
+		ret = -errno;
+		ret = kt_probe_err(err, p->spec, p->lstart, ret ? -ret : ENOENT, "%s",
+			   sub.msg ? sub.msg : "cannot open binary");
+		ktrace_err_clear(&sub);
+		return ret;
+	}
+	p->path = strdup(uresolve_path(ur));
+	if (p->file)
+		ret = uresolve_line(ur, p->file, p->line, &p->file_off, &sub);
+	else
+		ret = uresolve_symbol(ur, p->func, p->offs, &p->file_off,
+				      &sub);
+	if (ret) {
+		ret = kt_probe_err(err, p->spec, p->lstart, -ret, "%s",
+			   sub.msg ? sub.msg : strerror(-ret));
+		ktrace_err_clear(&sub);
+		goto out;
+	}
+	for (int i = 0; i < p->nargs; i++) {
+		struct probe_arg *a = &p->args[i];
+
+		if (a->raw)
+			continue;
+		ret = uresolve_arg(ur, p->file_off, a->expr, p->is_return,
+				   &a->fetch, &a->rtype, &sub);
+		if (ret) {
+			ret = arg_err(p, a, ret, &sub, err);
+			goto out;
+		}
+	}
+	if (!p->path || asprintf(&p->location, "%s:0x%016lx", p->path,
+				 p->file_off) < 0)
+		ret = -ENOMEM;
+out:
+	uresolve_free(ur);
+	return ret;
+}
+
+/* The fetcharg, type and "NAME=FETCH[:TYPE]" text of every argument. */
+static int build_definition(struct ktrace_probe *p)
+{
+	size_t cap = 256, len;
+	char *fmt = malloc(cap), *def;
+	int n = 0, hdr;
+
+	if (!fmt)
+		return -ENOMEM;
+	fmt[0] = '\0';
+	len = 0;
+	hdr = snprintf(NULL, 0, "%c:%s/%s %s ", p->is_return ? 'r' : 'p',
+		       p->group, p->event, p->location);
+	for (int i = 0; i < p->nargs; i++) {
+		struct probe_arg *a = &p->args[i];
+		const char *fetch = a->raw ? a->expr : a->fetch;
+		const char *type = a->type ? a->type : a->rtype;
+		size_t need = strlen(a->name) + strlen(fetch) +
+			      (type ? strlen(type) : 0) + 4;
+
+		if (len + need >= cap) {
+			char *nf;
+
+			cap = (len + need) * 2;
+			nf = realloc(fmt, cap);
+			if (!nf) {
+				free(fmt);
+				return -ENOMEM;
+			}
+			fmt = nf;
+		}
+		a->dstart = hdr + len + (i ? 1 : 0);
+		n = sprintf(fmt + len, "%s%s=%s%s%s", i ? " " : "", a->name,
+			    fetch, type ? ":" : "", type ? type : "");
+		len += n;
+		a->dend = hdr + len;
+	}
+	if (asprintf(&def, "%c:%s/%s %s%s%s", p->is_return ? 'r' : 'p',
+		     p->group, p->event, p->location, len ? " " : "",
+		     fmt) < 0) {
+		free(fmt);
+		return -ENOMEM;
+	}
+	p->dloc = hdr - (int)strlen(p->location) - 1;
+	free(p->fmt);
+	free(p->def);
+	p->fmt = fmt;
+	p->def = def;
+	return 0;
+}
+
+int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+			 struct ktrace_err *err)
+{
+	int ret;
+
+	if (!p->user && !ktrace_tfs_has_kprobes(tfs))
+		return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
+			    "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)",
+			    tfs->dir);
+	ret = p->user ? resolve_user(p, err) : resolve_kernel(p, tfs, err);
+	if (ret)
+		return ret;
+	return build_definition(p);
+}
+
+const char *ktrace_probe_definition(const struct ktrace_probe *p)
+{
+	return p->def;
+}
+
+const char *ktrace_probe_warning(const struct ktrace_probe *p)
+{
+	return p->warning;
+}
+
+const char *ktrace_probe_group(const struct ktrace_probe *p)
+{
+	return p->group;
+}
+
+const char *ktrace_probe_event(const struct ktrace_probe *p)
+{
+	return p->event;
+}
+
+enum ktrace_kind ktrace_probe_kind(const struct ktrace_probe *p)
+{
+	if (p->user)
+		return p->is_return ? KTRACE_KIND_URETPROBE :
+				      KTRACE_KIND_UPROBE;
+	return p->is_return ? KTRACE_KIND_KRETPROBE : KTRACE_KIND_KPROBE;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Dynamic probes, parsing: a perf-probe-like spec into struct ktrace_probe.
+ * Errors carry the position in the user's own spec. Nothing is resolved
+ * or written here (resolve.c, create.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "base/internal.h"
+#include "probe/btf.h"
+#include "probe/uelf.h"
+#include "probe/probe_priv.h"
+
+int kt_probe_err(struct ktrace_err *err, const char *spec, int pos, int errnum,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!err)
+		return -errnum;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	ktrace_err_set(err, errnum, "%s", msg ? msg : "bad probe");
+	free(msg);
+	err->input = spec ? strdup(spec) : NULL;
+	err->pos = pos;
+	return -errnum;
+}
+
+static bool is_ident(const char *s, size_t n)
+{
+	if (!n || (!isalpha((unsigned char)s[0]) && s[0] != '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* Probe event and group names: C identifiers (the kernel's rule). */
+int kt_probe_name_check(const char *s)
+{
+	/* The kernel's MAX_EVENT_NAME_LEN (64) counts the NUL. */
+	if (!s || strlen(s) > 63 || !is_ident(s, strlen(s)))
+		return -EINVAL;
+	return 0;
+}
+
+/* NAME, NAME->f, NAME.f, NAME[3], $retval, chains of those. */
+static bool is_var_expr(const char *s)
+{
+	const char *p = s;
+
+	if (!strncmp(s, "$retval", 7)) {
+		p += 7;
+		if (!*p)
+			return true;
+		if (*p != '-' && *p != '.' && *p != '[')
+			return false;
+	} else if (!isalpha((unsigned char)*p) && *p != '_')
+		return false;
+	while (*p) {
+		if (isalnum((unsigned char)*p) || *p == '_' || *p == '.') {
+			p++;
+		} else if (p[0] == '-' && p[1] == '>') {
+			p += 2;
+		} else if (*p == '[') {
+			p++;
+			while (isdigit((unsigned char)*p))
+				p++;
+			if (*p != ']')
+				return false;
+			p++;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool is_type(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("@/[]_", *s))
+			return false;
+	return true;
+}
+
+/* The event's name for an argument written as VAR: how->flags -> how_flags */
+static char *var_name(const char *expr)
+{
+	char *n = malloc(strlen(expr) + 1), *o = n;
+	const char *p = expr;
+
+	if (!n)
+		return NULL;
+	if (*p == '$')
+		p++;
+	for (; *p; p++) {
+		if (isalnum((unsigned char)*p) || *p == '_')
+			*o++ = *p;
+		else if (o > n && o[-1] != '_')
+			*o++ = '_';
+	}
+	while (o > n && o[-1] == '_')
+		o--;
+	*o = '\0';
+	return n;
+}
+
+static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
+		     int len, struct ktrace_err *err)
+{
+	struct probe_arg *a;
+	char *t = strndup(tok, len), *eq, *colon, *expr;
+	int i = p->nargs;
+
+	if (!t)
+		return -ENOMEM;
+	if (p->nargs == PROBE_MAX_ARGS) {
+		free(t);
+		return kt_probe_err(err, p->spec, start, E2BIG,
+			    "too many arguments (at most %d)", PROBE_MAX_ARGS);
+	}
+	a = &p->args[p->nargs];
+	memset(a, 0, sizeof(*a));
+	p->nargs++;	/* from here on, ktrace_probe_free() frees a */
+	a->ustart = start;
+	a->uend = start + len;
+	expr = t;
+	eq = strchr(t, '=');
+	if (eq && (eq < strchr(t, '(') || !strchr(t, '('))) {
+		*eq = '\0';
+		if (kt_probe_name_check(t)) {
+			int n = eq - t;
+
+			free(t);
+			return kt_probe_err(err, p->spec, start, EINVAL,
+				    "bad argument name '%.*s': use a C identifier",
+				    n, tok);
+		}
+		a->name = strdup(t);
+		expr = eq + 1;
+	}
+	a->estart = start + (int)(expr - t);
+	/* :TYPE is the last ':' when what follows looks like a type. */
+	colon = strrchr(expr, ':');
+	if (colon && colon > expr && colon[-1] != ':' && is_type(colon + 1)) {
+		*colon = '\0';
+		a->type = strdup(colon + 1);
+	}
+	if (!*expr) {
+		free(t);
+		return kt_probe_err(err, p->spec, a->estart, EINVAL,
+			    "empty argument");
+	}
+	a->expr = strdup(expr);
+	/* "$retval:TYPE" needs no resolution: the user gave the type. */
+	a->raw = !is_var_expr(expr) || (a->type && !strcmp(expr, "$retval"));
+	if (a->raw && strpbrk(expr, "\"'`;|&<>\\")) {
+		int ret = kt_probe_err(err, p->spec, a->estart, EINVAL,
+			       "bad fetch argument '%s'", expr);
+
+		free(t);
+		return ret;
+	}
+	if (!a->name) {
+		if (!a->raw || !strcmp(expr, "$comm") ||
+		    !strcmp(expr, "$retval"))
+			a->name = var_name(expr);
+		else if (asprintf(&a->name, "arg%d", i + 1) < 0)
+			a->name = NULL;
+	}
+	free(t);
+	if (!a->name || !a->expr || (colon && !a->type))
+		return -ENOMEM;
+	for (int j = 0; j < i; j++)
+		if (!strcmp(p->args[j].name, a->name))
+			return kt_probe_err(err, p->spec, start, EINVAL,
+				    "two arguments named '%s': name one NAME=...",
+				    a->name);
+	return 0;
+}
+
+/* FUNC[+OFFS] into p->func / p->offs. */
+static int parse_func(struct ktrace_probe *p, const char *s, int start,
+		      struct ktrace_err *err)
+{
+	const char *plus = strrchr(s, '+');
+	char *end;
+
+	if (plus && plus != s) {
+		errno = 0;
+		p->offs = strtoul(plus + 1, &end, 0);
+		if (errno || *end || plus[1] == '\0')
+			return kt_probe_err(err, p->spec, start + (int)(plus - s) + 1,
+				    EINVAL, "bad offset '%s'", plus + 1);
+		p->func = strndup(s, plus - s);
+	} else {
+		p->func = strdup(s);
+	}
+	if (!p->func)
+		return -ENOMEM;
+	for (const char *c = p->func; *c; c++) {
+		if (isalnum((unsigned char)*c) || strchr("_.:~<>(),*&@", *c))
+			continue;
+		return kt_probe_err(err, p->spec, start + (int)(c - p->func), EINVAL,
+			    "bad character '%c' in function name", *c);
+	}
+	if (!p->user && !is_ident(p->func, strcspn(p->func, ".")))
+		return kt_probe_err(err, p->spec, start, EINVAL,
+			    "bad kernel function name '%s'", p->func);
+	if (p->is_return && p->offs)
+		return kt_probe_err(err, p->spec, start, EINVAL,
+			    "a return probe cannot have an offset");
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int parse_location(struct ktrace_probe *p, char *loc, int start,
+			  const struct ktrace_probe_opts *opts,
+			  struct ktrace_err *err)
+{
+	size_t n = strlen(loc);
+	char *colon;
+
+	p->lstart = start;
+	p->lend = start + n;
+	if (n > 7 && !strcmp(loc + n - 7, "%return")) {
+		p->is_return = true;
+		loc[n - 7] = '\0';
+	}
+	if (!*loc)
+		return kt_probe_err(err, p->spec, start, EINVAL, "missing location");
+	if (opts && opts->binary) {
+		p->user = true;
+		p->binary = strdup(opts->binary);
+		if (!p->binary)
+			return -ENOMEM;
+	}
+	colon = strrchr(loc, ':');
+	if (colon && all_digits(colon + 1)) {
+		/* FILE:LINE */
+		if (p->is_return)
+			return kt_probe_err(err, p->spec, start, EINVAL,
+				    "FILE:LINE cannot be a return probe");
+		p->line = atoi(colon + 1);
+		p->file = strndup(loc, colon - loc);
+		if (!p->file)
+			return -ENOMEM;
+		if (!p->user) {
+			/* BINARY:FILE:LINE */
+			char *c2 = strchr(p->file, ':');
+
+			if (c2) {
+				p->user = true;
+				p->binary = strndup(p->file, c2 - p->file);
+				memmove(p->file, c2 + 1, strlen(c2));
+			}
+		}
+		if (!*p->file)
+			return kt_probe_err(err, p->spec, start, EINVAL,
+				    "missing file name before ':%d'", p->line);
+		return 0;
+	}
+	if (!p->user) {
+		colon = strchr(loc, ':');
+		if (colon) {
+			if (colon == loc || !colon[1])
+				return kt_probe_err(err, p->spec, start, EINVAL,
+					    "expected BINARY:SYMBOL");
+			p->user = true;
+			p->binary = strndup(loc, colon - loc);
+			if (!p->binary)
+				return -ENOMEM;
+			return parse_func(p, colon + 1,
+					  start + (int)(colon - loc) + 1, err);
+		}
+	}
+	return parse_func(p, loc, start, err);
+}
+
+static char *default_event(const struct ktrace_probe *p)
+{
+	const char *base;
+	char *n, *r = NULL;
+
+	if (p->func) {
+		base = p->func;
+		n = var_name(base);
+	} else {
+		base = strrchr(p->file, '/');
+		base = base ? base + 1 : p->file;
+		if (asprintf(&r, "%.*s_%d", (int)strcspn(base, "."), base,
+			     p->line) < 0)
+			return NULL;
+		n = var_name(r);
+		free(r);
+		r = NULL;
+	}
+	if (!n)
+		return NULL;
+	/* Keep the name short and a C identifier. */
+	if (isdigit((unsigned char)n[0]) && asprintf(&r, "_%s", n) >= 0) {
+		free(n);
+		n = r;
+		r = NULL;
+	}
+	if (n && strlen(n) > 48)
+		n[48] = '\0';
+	if (n && p->is_return) {
+		if (asprintf(&r, "%s__return", n) < 0)
+			r = NULL;
+		free(n);
+		return r;
+	}
+	return n;
+}
+
+struct ktrace_probe *ktrace_probe_parse(const char *spec,
+					const struct ktrace_probe_opts *opts,
+					struct ktrace_err *err)
+{
+	struct ktrace_probe *p;
+	const char *s = spec;
+	int ret = 0, tok = 0;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->spec = strdup(spec ? spec : "");
+	if (!p->spec) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	while (*s) {
+		int start, len;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		start = s - spec;
+		len = strcspn(s, " \t\n");
+		if (tok == 0) {
+			char *t = strndup(s, len), *eq, *loc = t;
+
+			if (!t) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			eq = strchr(t, '=');
+			if (eq) {
+				char *c;
+
+				*eq = '\0';
+				c = strchr(t, ':');
+				if (c) {
+					*c = '\0';
+					p->group = strdup(t);
+					p->event = strdup(c + 1);
+				} else {
+					p->event = strdup(t);
+				}
+				if ((p->group && kt_probe_name_check(p->group)) ||
+				    kt_probe_name_check(p->event)) {
+					int n = eq - t;
+
+					free(t);
+					ret = kt_probe_err(err, spec, start, EINVAL,
+						   "bad probe name '%.*s': GROUP and EVENT are C identifiers",
+						   n, s);
+					goto fail;
+				}
+				loc = eq + 1;
+			}
+			ret = parse_location(p, loc, start + (int)(loc - t),
+					     opts, err);
+			free(t);
+		} else {
+			ret = parse_arg(p, s, start, len, err);
+		}
+		if (ret)
+			goto fail;
+		s += len;
+		tok++;
+	}
+	if (!tok) {
+		ret = kt_probe_err(err, spec, 0, EINVAL, "empty probe spec");
+		goto fail;
+	}
+	if (!p->group)
+		p->group = strdup(opts && opts->group ? opts->group : "ktrace");
+	if (!p->event)
+		p->event = default_event(p);
+	if (!p->group || !p->event) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (kt_probe_name_check(p->group)) {
+		ret = kt_probe_err(err, spec, -1, EINVAL, "bad group name '%s'",
+			   p->group);
+		goto fail;
+	}
+	return p;
+fail:
+	ktrace_probe_free(p);
+	errno = ret < 0 ? -ret : EINVAL;
+	return NULL;
+}
+
+void ktrace_probe_free(struct ktrace_probe *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nargs; i++) {
+		free(p->args[i].name);
+		free(p->args[i].expr);
+		free(p->args[i].type);
+		free(p->args[i].fetch);
+		free(p->args[i].rtype);
+	}
+	free(p->spec);
+	free(p->group);
+	free(p->event);
+	free(p->binary);
+	free(p->func);
+	free(p->file);
+	free(p->location);
+	free(p->fmt);
+	free(p->def);
+	free(p->path);
+	free(p->warning);
+	free(p->replaced);
+	free(p);
+}
