@@ -137,7 +137,8 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 	in->probes = calloc(n > 0 ? n : 1, sizeof(*in->probes));
 	in->loc_at = calloc(n > 0 ? n : 1, sizeof(*in->loc_at));
 	in->args_at = calloc(n > 0 ? n : 1, sizeof(*in->args_at));
-	if (!in->probes || !in->loc_at || !in->args_at)
+	in->res = ktrace_resolver_alloc(ctx->tfs);
+	if (!in->probes || !in->loc_at || !in->args_at || !in->res)
 		return kt_error(ctx, KT_FAIL, "out of memory");
 	in->n = n;
 	/* Resolve all before creating any: nothing is made for a typo. */
@@ -154,7 +155,7 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 			return kt_error(ctx, KT_FAIL, "out of memory");
 		in->probes[i] = ktrace_probe_parse(spec, NULL, &err);
 		if (!in->probes[i] ||
-		    ktrace_probe_resolve(in->probes[i], ctx->tfs, &err) < 0) {
+		    ktrace_probe_resolve(in->probes[i], in->res, &err) < 0) {
 			map_err(in, specs, i, &err);
 			ret = kt_error_detail(ctx, in->probes[i] ? KT_FAIL :
 					      KT_USAGE, &err);
@@ -247,5 +248,6 @@ void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in)
 	free(in->probes);
 	free(in->loc_at);
 	free(in->args_at);
+	ktrace_resolver_free(in->res);
 	memset(in, 0, sizeof(*in));
 }

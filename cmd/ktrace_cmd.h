@@ -111,6 +111,7 @@ struct kt_inline {
 	char group[32];			/* ktrace_<pid> */
 	struct ktrace_probe **probes;	/* by -e index; NULL: not inline */
 	int *loc_at, *args_at;		/* where the made-up spec has them */
+	struct ktrace_resolver *res;
 	int n, made, nr_probes;
 };
 bool kt_inline_is(const char *spec);

@@ -159,6 +159,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_probe_opts opts = { 0 };
 	struct spec_line *specs = NULL;
 	struct ktrace_probe **made = NULL;
+	struct ktrace_resolver *res = NULL;
 	const char *file = NULL;
 	bool dry = false, force = false;
 	int opt, n = 0, nmade = 0, ret = KT_OK;
@@ -222,7 +223,8 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	made = calloc(n > 0 ? (size_t)n : 1, sizeof(*made));
-	if (!made) {
+	res = ktrace_resolver_alloc(ctx->tfs);
+	if (!made || !res) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
@@ -235,7 +237,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		o.binary = specs[i].binary;
 		made[i] = ktrace_probe_parse(specs[i].spec, &o, &err);
 		if (!made[i] ||
-		    ktrace_probe_resolve(made[i], ctx->tfs, &err) < 0) {
+		    ktrace_probe_resolve(made[i], res, &err) < 0) {
 			if (file && err.msg) {
 				char *m;
 
@@ -295,6 +297,7 @@ out:
 	}
 	free(made);
 	free(specs);
+	ktrace_resolver_free(res);
 	return ret;
 }
 

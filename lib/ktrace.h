@@ -223,10 +223,20 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 void ktrace_probe_free(struct ktrace_probe *p);
 
 /*
+ * What probes are resolved against: the kernel's symbols and BTF (loaded
+ * on first use, then kept) and the tracefs tree of tfs, which must outlive
+ * the resolver. One resolver serves many probes. Free with
+ * ktrace_resolver_free() (NULL is fine).
+ */
+struct ktrace_resolver;
+struct ktrace_resolver *ktrace_resolver_alloc(struct ktrace_tfs *tfs);
+void ktrace_resolver_free(struct ktrace_resolver *res);
+
+/*
  * Resolve the location and the arguments by name (kallsyms, BTF, ELF,
  * DWARF) and build the definition. Reads files, writes nothing.
  */
-int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 			 struct ktrace_err *err);
 /* After resolve: the exact line written to tracefs (owned by p). */
 const char *ktrace_probe_definition(const struct ktrace_probe *p);

@@ -7,12 +7,10 @@
 #include "ktrace.h"
 
 struct tracefs_instance;
-struct kresolve;
 
 struct ktrace_tfs {
 	char *dir;		/* tracefs root, no trailing '/' */
 	char *state_dir;	/* where ktrace remembers what it created */
-	struct kresolve *kres;	/* kernel symbol/BTF resolver, lazily */
 };
 
 struct ktrace_inst {

@@ -20,26 +20,39 @@
 #include "probe/uelf.h"
 #include "probe/probe_priv.h"
 
-bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs)
-{
-	char *p = kt_path("%s/kprobe_events", tfs->dir);
-	bool ret = p && access(p, F_OK) == 0;
+struct ktrace_resolver {
+	struct ktrace_tfs *tfs;
+	struct kresolve *kres;	/* kernel symbols and BTF, on first use */
+};
 
-	free(p);
-	return ret;
+struct ktrace_resolver *ktrace_resolver_alloc(struct ktrace_tfs *tfs)
+{
+	struct ktrace_resolver *res = calloc(1, sizeof(*res));
+
+	if (res)
+		res->tfs = tfs;
+	return res;
 }
 
-static struct kresolve *tfs_kresolve(struct ktrace_tfs *tfs)
+void ktrace_resolver_free(struct ktrace_resolver *res)
+{
+	if (!res)
+		return;
+	kresolve_free(res->kres);
+	free(res);
+}
+
+static struct kresolve *res_kernel(struct ktrace_resolver *res)
 {
 	char *filt;
 
-	if (tfs->kres)
-		return tfs->kres;
-	filt = kt_path("%s/available_filter_functions", tfs->dir);
-	tfs->kres = kresolve_open(getenv("KTRACE_BTF"),
+	if (res->kres)
+		return res->kres;
+	filt = kt_path("%s/available_filter_functions", res->tfs->dir);
+	res->kres = kresolve_open(getenv("KTRACE_BTF"),
 				  getenv("KTRACE_KALLSYMS"), NULL, filt);
 	free(filt);
-	return tfs->kres;
+	return res->kres;
 }
 
 /* Move a resolver's error into err, its position shifted into the spec. */
@@ -90,7 +103,7 @@ static unsigned long long kallsyms_func_size(const char *func)
 	return next ? next - addr : 0;
 }
 
-static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 			  struct ktrace_err *err)
 {
 	struct ktrace_err sub = { .pos = -1 };
@@ -112,7 +125,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			    "kernel FILE:LINE probes need the kernel's DWARF debug info (%s), and none is installed: install linux-image-%s-dbg or use FUNC[+OFFS]",
 			    path, u.release);
 	}
-	kr = tfs_kresolve(tfs);
+	kr = res_kernel(res);
 	if (!kr)
 		return -ENOMEM;
 	ret = kresolve_func(kr, p->func, &sub);
@@ -253,16 +266,16 @@ static int build_definition(struct ktrace_probe *p)
 	return 0;
 }
 
-int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 			 struct ktrace_err *err)
 {
 	int ret;
 
-	if (!p->user && !ktrace_tfs_has_kprobes(tfs))
+	if (!p->user && !ktrace_tfs_has_kprobes(res->tfs))
 		return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
 			    "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)",
-			    tfs->dir);
-	ret = p->user ? resolve_user(p, err) : resolve_kernel(p, tfs, err);
+			    res->tfs->dir);
+	ret = p->user ? resolve_user(p, err) : resolve_kernel(p, res, err);
 	if (ret)
 		return ret;
 	return build_definition(p);

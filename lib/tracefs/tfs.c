@@ -104,7 +104,6 @@ void ktrace_tfs_free(struct ktrace_tfs *tfs)
 {
 	if (!tfs)
 		return;
-	kresolve_free(tfs->kres);
 	free(tfs->dir);
 	free(tfs->state_dir);
 	free(tfs);
@@ -180,4 +179,13 @@ bool ktrace_glob_match(const char *pattern, const char *system,
 	sys[n] = '\0';
 	return fnmatch(n ? sys : "*", system, 0) == 0 &&
 	       fnmatch(colon[1] ? colon + 1 : "*", event, 0) == 0;
+}
+
+bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs)
+{
+	char *p = kt_path("%s/kprobe_events", tfs->dir);
+	bool ret = p && access(p, F_OK) == 0;
+
+	free(p);
+	return ret;
 }

@@ -167,7 +167,11 @@ static char *resolve(const char *spec, const char *binary, const char *group,
 	if (!p) {
 		*ret = -errno;
 	} else {
-		*ret = ktrace_probe_resolve(p, tfs, err);
+		struct ktrace_resolver *res = ktrace_resolver_alloc(tfs);
+
+		assert_non_null(res);
+		*ret = ktrace_probe_resolve(p, res, err);
+		ktrace_resolver_free(res);
 		if (!*ret) {
 			def = strdup(ktrace_probe_definition(p));
 			if (kind)
