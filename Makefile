@@ -32,11 +32,21 @@ EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 .PHONY: all clean install check check-unit check-integration check-vm \
-	targets examples bench
+	check-static analyze check-unused check-exports targets examples bench
 
 all: ktrace
 
 HDRS := $(wildcard lib/*.h lib/*/*.h cmd/*.h)
+
+# libktrace: one section per function (scripts/check-unused.sh) and every
+# symbol hidden but the public API (lib/ktrace.h makes its declarations
+# visible), so that the installed library exports ktrace_* only.
+LIB_CFLAGS := -ffunction-sections -fvisibility=hidden
+
+$(B)/lib/%.o: lib/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(KT_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 
 $(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -46,6 +56,15 @@ $(B)/%.o: %.c $(HDRS)
 $(B)/libktrace.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The installed archive: one relocatable object whose library-internal
+# (hidden) symbols are made local, so only ktrace_* is left to link with.
+$(B)/install/libktrace.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(B)/install/libktrace.o $^
+	objcopy --localize-hidden $(B)/install/libktrace.o
+	@rm -f $@
+	ar rcs $@ $(B)/install/libktrace.o
 
 $(B)/libktrace-cmd.a: $(CMD_OBJS)
 	@rm -f $@
@@ -82,17 +101,35 @@ check-integration: ktrace targets examples
 check-vm: ktrace targets
 	@tests/vm/run.sh
 
-check: check-unit check-integration check-vm
+# Static checks: clang's analyzer finds nothing, no function of lib/ is
+# dead (only tests calling it), the installed library exports ktrace_* only.
+analyze:
+	@rm -rf $(B)/scan
+	scan-build --status-bugs -o $(B)/scan/report $(MAKE) -s B=$(B)/scan \
+		$(B)/scan/libktrace.a $(B)/scan/libktrace-cmd.a $(B)/scan/cmd/main.o
+
+check-unused: ktrace examples
+	@CC="$(CC)" KT_CFLAGS="$(CFLAGS) $(KT_CFLAGS)" \
+		scripts/check-unused.sh $(B) $(PKG_LIBS)
+
+check-exports: $(B)/install/libktrace.a
+	@bad=$$(nm -g --defined-only $< | awk 'NF == 3 && $$3 !~ /^ktrace_/ { print $$3 }'); \
+	if [ -n "$$bad" ]; then echo "check-exports: libktrace.a exports internals:" $$bad; exit 1; fi; \
+	echo "check-exports: libktrace.a exports $$(nm -g --defined-only $< | grep -c ' T ktrace_') ktrace_* functions and nothing else"
+
+check-static: analyze check-unused check-exports
+
+check: check-static check-unit check-integration check-vm
 
 bench: ktrace targets
 	@bench/run.sh
 
-install: ktrace
+install: ktrace $(B)/install/libktrace.a
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ktrace/probes
 	install -m 0755 ktrace $(DESTDIR)$(PREFIX)/bin/ktrace
 	install -m 0644 lib/ktrace.h $(DESTDIR)$(PREFIX)/include/ktrace.h
-	install -m 0644 $(B)/libktrace.a $(DESTDIR)$(PREFIX)/lib/libktrace.a
+	install -m 0644 $(B)/install/libktrace.a $(DESTDIR)$(PREFIX)/lib/libktrace.a
 	install -m 0644 probes/*.probe $(DESTDIR)$(PREFIX)/share/ktrace/probes/
 
 clean:

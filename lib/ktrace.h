@@ -23,6 +23,10 @@
 extern "C" {
 #endif
 
+/* libktrace is built with hidden visibility; what this header declares is
+ * its interface and the only thing the installed library exports. */
+#pragma GCC visibility push(default)
+
 /*
  * Error details. msg is a one-line description; when the kernel refused a
  * write, klog holds its error_log text. input/pos point at the offending
@@ -437,6 +441,8 @@ int ktrace_stat_read(struct ktrace_stat *st, int i, uint64_t *value,
 		     uint64_t *enabled_ns, uint64_t *running_ns);
 /* The counter names ktrace_stat_add() knows, NULL-terminated. */
 const char *const *ktrace_stat_counter_names(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
