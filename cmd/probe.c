@@ -71,6 +71,7 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 	char *line = NULL, *cur_bin = binary ? strdup(binary) : NULL;
 	size_t cap = 0;
 	int lineno = 0;
+	bool oom = false;
 	FILE *f;
 
 	*out = NULL;
@@ -91,9 +92,13 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 		if (!f)
 			errno = ENOENT;
 	}
-	if (!f)
+	if (!f) {
+		int e = errno;
+
+		free(cur_bin);
 		return kt_error(ctx, KT_FAIL, "cannot open probe set '%s': %s",
-				path, strerror(errno));
+				path, strerror(e));
+	}
 	while (getline(&line, &cap, f) > 0) {
 		char *s = line, *e;
 		struct spec_line *nv;
@@ -113,17 +118,25 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 			continue;
 		}
 		nv = realloc(*out, (*n + 1) * sizeof(**out));
-		if (!nv)
+		if (!nv) {
+			oom = true;
 			break;
+		}
 		*out = nv;
 		nv[*n].spec = strdup(s);
 		nv[*n].binary = cur_bin ? strdup(cur_bin) : NULL;
 		nv[*n].lineno = lineno;
 		(*n)++;
+		if (!nv[*n - 1].spec || (cur_bin && !nv[*n - 1].binary)) {
+			oom = true;
+			break;
+		}
 	}
 	free(cur_bin);
 	free(line);
 	fclose(f);
+	if (oom)
+		return kt_error(ctx, KT_FAIL, "out of memory");
 	if (!*n)
 		return kt_error(ctx, KT_FAIL, "probe set '%s' defines no probe",
 				path);

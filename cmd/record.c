@@ -200,8 +200,10 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			struct ev_arg *nv = realloc(evargs,
 						    (nev + 1) * sizeof(*nv));
 
-			if (!nv)
-				return kt_error(ctx, KT_FAIL, "out of memory");
+			if (!nv) {
+				ret = kt_error(ctx, KT_FAIL, "out of memory");
+				goto out;
+			}
 			evargs = nv;
 			evargs[nev].spec = optarg;
 			evargs[nev].filter = NULL;

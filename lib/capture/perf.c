@@ -685,8 +685,9 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 		nr_cpus = 1;
 	} else if (!cpus || nr_cpus <= 0) {
 		nr_cpus = kt_online_cpus(&online);
-		if (nr_cpus < 0) {
-			errno = -nr_cpus;
+		if (nr_cpus <= 0) {
+			free(online);
+			errno = nr_cpus < 0 ? -nr_cpus : ENODEV;
 			return NULL;
 		}
 		cpus = online;
@@ -697,11 +698,14 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 	c->nr = nr;
 	c->nr_cpus = nr_cpus;
 	c->fds = malloc((size_t)nr * nr_cpus * sizeof(*c->fds));
-	c->status = calloc(nr, sizeof(*c->status));
-	if (!c->fds || !c->status)
+	if (!c->fds)
 		goto nomem;
+	/* Before anything can fail: kt_counters_free() closes every fd. */
 	for (e = 0; e < nr * nr_cpus; e++)
 		c->fds[e] = -1;
+	c->status = calloc(nr, sizeof(*c->status));
+	if (!c->status)
+		goto nomem;
 	for (e = 0; e < nr; e++) {
 		for (ci = 0; ci < nr_cpus; ci++) {
 			struct perf_event_attr a;

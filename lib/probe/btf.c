@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,16 +16,13 @@
 #include <bpf/libbpf.h>
 
 #include "base/internal.h"
+#include "arch/arch.h"
 #include "probe/btf.h"
+#include "probe/fetcharg.h"
 
 #define NAME_MAX_LEN	256
-#define NR_ARG_REGS	6
 #define MAX_ARRAY_LEN	64	/* kernel's limit for "type[N]" */
 #define LIST_FIELDS	10
-
-static const char *const arg_regs[NR_ARG_REGS] = {
-	"%di", "%si", "%dx", "%cx", "%r8", "%r9",
-};
 
 /* A sorted, deduplicated set of names pointing into one file buffer. */
 struct symset {
@@ -748,31 +746,16 @@ static bool user_name_heuristic(const char *func, const char *param)
 /* The state of a walk through an expression. */
 struct walk {
 	const struct btf *btf;
-	char *val;		/* !in_mem: expression giving the value */
-	char *addr;		/* in_mem: expression giving a base address */
-	long off;		/* in_mem: value is at addr + off */
-	bool in_mem;
+	const struct kt_arch *arch;	/* argument registers */
+	const char *func;		/* the probed function */
+	bool tags;			/* the BTF has __user type tags */
+	struct kt_fetcharg fa;	/* where the value is */
 	__u32 tid;		/* type of the value (with modifiers) */
 	__u32 bf_size;		/* bitfield width, 0: not a bitfield */
 	__u32 bf_bits;		/* bitfield: bit offset from addr + off */
 	const char *param;	/* the parameter, while no step was taken */
 	char *what;		/* the text walked so far, for messages */
 };
-
-static char *mem_expr(const struct walk *w)
-{
-	char *s;
-
-	if (asprintf(&s, "+%ld(%s)", w->off, w->addr) < 0)
-		return NULL;
-	return s;
-}
-
-/* Expression giving the current value itself (a scalar or pointer). */
-static char *value_expr(const struct walk *w)
-{
-	return w->in_mem ? mem_expr(w) : strdup(w->val);
-}
 
 /* Comma separated names of the fields of composite t (anonymous flattened). */
 static void list_fields(const struct btf *btf, const struct btf_type *t,
@@ -855,6 +838,28 @@ static const char *kind_word(const struct btf_type *t)
 	return "type";
 }
 
+static bool is_char(const struct btf *btf, __u32 id);
+
+/* Does pointer type ptr (the walk's current value) point to user memory:
+ * tagged __user, or, in a BTF without type tags, a char pointer named
+ * like a user string? */
+static bool points_to_user(const struct walk *w, const struct btf_type *ptr)
+{
+	bool user = false;
+
+	skip_mods(w->btf, ptr->type, &user);
+	/* the name heuristic is about strings, as for ustring */
+	if (!user && !w->tags && w->param && is_char(w->btf, ptr->type))
+		user = user_name_heuristic(w->func, w->param);
+	return user;
+}
+
+static int deref(struct walk *w, const struct btf_type *ptr, long off)
+{
+	return points_to_user(w, ptr) ? kt_fetcharg_deref_user(&w->fa, off) :
+					 kt_fetcharg_deref(&w->fa, off);
+}
+
 /* Take one "->name" (arrow) or ".name" step. */
 static int walk_step(struct walk *w, bool arrow, const char *name,
 		     struct ktrace_err *err)
@@ -862,7 +867,7 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 	const struct btf *btf = w->btf;
 	const struct btf_type *t, *st;
 	__u32 id, sid, mtid, bits, bfs;
-	char *tname, *fields = NULL, *ptr;
+	char *tname, *fields = NULL;
 	size_t flen = 0;
 	int count = 0, ret;
 	FILE *f;
@@ -907,7 +912,7 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 		free(tname);
 		return ret;
 	}
-	if (!arrow && !w->in_mem)
+	if (!arrow && !kt_fetcharg_in_mem(&w->fa))
 		return ktrace_err_set(err, EOPNOTSUPP,
 				      "'%s' is a %s passed by value: its fields cannot be fetched",
 				      w->what, kind_word(st));
@@ -930,20 +935,75 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 		return ret;
 	}
 
-	if (arrow) {
-		ptr = value_expr(w);
-		if (!ptr)
-			return ktrace_err_set(err, ENOMEM, "out of memory");
-		free(w->addr);
-		w->addr = ptr;
-		w->off = 0;
-		w->in_mem = true;
-	}
-	/* whole bytes in off, the rest (bitfields only) in bf_bits */
-	w->off += bits / 8;
+	/* whole bytes in the address, the rest (bitfields) in bf_bits */
+	ret = arrow ? deref(w, t, bits / 8) :
+		      kt_fetcharg_move(&w->fa, bits / 8);
+	if (ret)
+		return ktrace_err_set(err, -ret,
+				      "'%s': too many dereferences for a probe",
+				      w->what);
 	w->bf_bits = bits % 8;
 	w->bf_size = bfs;
 	w->tid = mtid;
+	w->param = NULL;
+	return 0;
+}
+
+/* [index]: an element of the array or of what the pointer points to. */
+static int walk_index(struct walk *w, unsigned long index,
+		      struct ktrace_err *err)
+{
+	const struct btf *btf = w->btf;
+	const struct btf_type *t;
+	__u32 id, eid;
+	__s64 esize;
+	char *tname;
+	int ret;
+
+	if (w->bf_size)
+		return ktrace_err_set(err, EINVAL, "'%s' is a bitfield",
+				      w->what);
+	id = skip_mods(btf, w->tid, NULL);
+	t = btf__type_by_id(btf, id);
+	if (t && btf_is_array(t)) {
+		const struct btf_array *a = btf_array(t);
+
+		if (!kt_fetcharg_in_mem(&w->fa))
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "array '%s' is not in memory",
+					      w->what);
+		if (a->nelems && index >= a->nelems)
+			return ktrace_err_set(err, ERANGE,
+					      "index %lu is out of bounds ('%s' has %u elements)",
+					      index, w->what, a->nelems);
+		eid = a->type;
+	} else if (t && btf_is_ptr(t)) {
+		eid = t->type;
+	} else {
+		tname = type_decl(btf, w->tid, NULL);
+		ret = ktrace_err_set(err, EINVAL,
+				     "cannot index '%s': it is %s, not an array or a pointer",
+				     w->what, tname ? tname : "?");
+		free(tname);
+		return ret;
+	}
+	esize = btf__resolve_size(btf, eid);
+	if (esize <= 0)
+		return ktrace_err_set(err, EINVAL,
+				      "cannot index '%s': its elements have no size",
+				      w->what);
+	if (index > (unsigned long)(LONG_MAX / esize))
+		return ktrace_err_set(err, ERANGE, "index %lu is too large",
+				      index);
+	if (btf_is_ptr(t))
+		ret = deref(w, t, (long)index * esize);
+	else
+		ret = kt_fetcharg_move(&w->fa, (long)index * esize);
+	if (ret)
+		return ktrace_err_set(err, E2BIG,
+				      "'%s': too many dereferences for a probe",
+				      w->what);
+	w->tid = eid;
 	w->param = NULL;
 	return 0;
 }
@@ -1017,14 +1077,14 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 					      "bitfield '%s' is not an integer",
 					      w->what);
 		cbits = t->size * 8;
-		abs = w->off * 8 + w->bf_bits;
+		abs = kt_fetcharg_last_off(&w->fa) * 8 + w->bf_bits;
 		cbyte = abs / cbits * t->size;
 		if (abs - cbyte * 8 + w->bf_size > cbits)
 			return ktrace_err_set(err, EOPNOTSUPP,
 					      "bitfield '%s' straddles its %u-bit container",
 					      w->what, cbits);
-		w->off = cbyte;
-		fa = mem_expr(w);
+		kt_fetcharg_set_last_off(&w->fa, cbyte);
+		fa = kt_fetcharg_text(&w->fa, NULL);
 		if (asprintf(&ty, "b%u@%u/%u", w->bf_size, abs - cbyte * 8,
 			     cbits) < 0)
 			ty = NULL;
@@ -1035,37 +1095,38 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		ret = kprobe_int_type(t, tbuf, sizeof(tbuf), w->what, err);
 		if (ret)
 			return ret;
-		fa = value_expr(w);
+		fa = kt_fetcharg_text(&w->fa, NULL);
 		ty = strdup(tbuf);
 		goto out;
 	}
 	if (btf_is_ptr(t)) {
 		pt = btf__type_by_id(btf, skip_mods(btf, t->type, &user));
 		if (is_char(btf, t->type)) {
-			char *v = value_expr(w);
-
 			if (!user && !tags && w->param &&
 			    user_name_heuristic(func, w->param))
 				user = true;
-			if (v && asprintf(&fa, "+0(%s)", v) < 0)
-				fa = NULL;
-			free(v);
+			/* the string types read at the address given */
+			if (kt_fetcharg_deref(&w->fa, 0))
+				return ktrace_err_set(err, E2BIG,
+						      "'%s': too many dereferences for a probe",
+						      w->what);
+			fa = kt_fetcharg_text(&w->fa, NULL);
 			ty = strdup(user ? "ustring" : "string");
 			goto out;
 		}
-		fa = value_expr(w);
+		fa = kt_fetcharg_text(&w->fa, NULL);
 		ty = strdup(pt && btf_is_func_proto(pt) ? "symbol" : "x64");
 		goto out;
 	}
 	if (btf_is_array(t)) {
 		const struct btf_array *a = btf_array(t);
 
-		if (!w->in_mem)
+		if (!kt_fetcharg_in_mem(&w->fa))
 			return ktrace_err_set(err, EOPNOTSUPP,
 					      "array '%s' is not in memory",
 					      w->what);
 		et = btf__type_by_id(btf, skip_mods(btf, a->type, NULL));
-		fa = mem_expr(w);
+		fa = kt_fetcharg_text(&w->fa, NULL);
 		if (is_char(btf, a->type)) {
 			ty = strdup("string");
 			goto out;
@@ -1114,7 +1175,7 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		ret = ktrace_err_set(err, EINVAL,
 				     "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
 				     w->what, tname ? tname : "struct",
-				     w->in_mem ? "." : "->",
+				     kt_fetcharg_in_mem(&w->fa) ? "." : "->",
 				     fields ? fields : "?");
 		free(tname);
 		free(fields);
@@ -1148,15 +1209,6 @@ static int err_at(struct ktrace_err *err, int ret, const char *expr, int pos)
 	return ret;
 }
 
-static size_t ident_len(const char *s)
-{
-	size_t n = 0;
-
-	while (isalnum((unsigned char)s[n]) || s[n] == '_')
-		n++;
-	return n;
-}
-
 /* Start the walk at parameter idx of proto. */
 static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 		      bool is_return, struct ktrace_err *err)
@@ -1170,18 +1222,19 @@ static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 	if (!p[idx].type)
 		return ktrace_err_set(err, EOPNOTSUPP,
 				      "'%s' is a variadic argument", w->what);
-	if (slot >= NR_ARG_REGS || !param_slots(w->btf, p[idx].type))
+	if (slot >= w->arch->nr_arg_regs || !param_slots(w->btf, p[idx].type))
 		return ktrace_err_set(err, E2BIG,
-				      "parameter '%s' is not passed in a register (x86-64 passes the first %d integer arguments in registers)",
-				      w->param, NR_ARG_REGS);
+				      "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
+				      w->param, w->arch->abi, w->arch->nr_arg_regs);
 	w->tid = p[idx].type;
 	if (is_return) {
-		if (asprintf(&w->val, "$arg%d", slot + 1) < 0)
-			w->val = NULL;
-	} else {
-		w->val = strdup(arg_regs[slot]);
+		char arg[16];
+
+		/* a return probe reads the entry's arguments as $argN */
+		snprintf(arg, sizeof(arg), "$arg%d", slot + 1);
+		return kt_fetcharg_base(&w->fa, arg);
 	}
-	return w->val ? 0 : ktrace_err_set(err, ENOMEM, "out of memory");
+	return kt_fetcharg_base(&w->fa, w->arch->arg_regs[slot]);
 }
 
 static int no_param(struct kresolve *kr, const char *func, const char *name,
@@ -1210,9 +1263,8 @@ int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
 	const struct btf_type *proto;
 	const struct btf_param *params;
 	struct walk w = { 0 };
-	const char *p = expr;
+	struct kt_apath ap;
 	size_t n;
-	char *name = NULL;
 	int ret, idx;
 
 	*fetcharg = NULL;
@@ -1229,13 +1281,20 @@ int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
 	if (!proto)
 		return ret;
 	w.btf = kr->btf;
+	w.func = func;
+	w.tags = kr->btf_has_tags;
+	w.arch = kt_arch_host();
+	if (!w.arch)
+		return ktrace_err_set(err, EOPNOTSUPP,
+				      "this architecture is not supported: ktrace has no register table for it");
 	params = btf_params(proto);
-
-	n = ident_len(p + (*p == '$'));
-	n += *p == '$';
-	w.what = strndup(expr, n);
+	ret = kt_apath_parse(expr, &ap, err);
+	if (ret)
+		return ret;
+	w.what = strdup(ap.name);
 	if (!w.what)
 		return ktrace_err_set(err, ENOMEM, "out of memory");
+	n = ap.name_len;
 	if (!strcmp(w.what, "$retval")) {
 		if (!is_return) {
 			ret = ktrace_err_set(err, EINVAL,
@@ -1245,11 +1304,7 @@ int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
 			goto out;
 		}
 		w.tid = proto->type;
-		w.val = strdup("$retval");
-		if (!w.val) {
-			ret = ktrace_err_set(err, ENOMEM, "out of memory");
-			goto out;
-		}
+		kt_fetcharg_base(&w.fa, "$retval");
 	} else if (!strncmp(w.what, "$arg", 4) && n > 4 &&
 		   strspn(w.what + 4, "0123456789") == n - 4) {
 		idx = atoi(w.what + 4) - 1;
@@ -1287,48 +1342,21 @@ int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
 		ret = err_at(err, ret, expr, 0);
 		goto out;
 	}
-	p += n;
 
-	while (*p) {
-		bool arrow;
-		int at;
+	for (int i = 0; i < ap.nr_steps; i++) {
+		const struct kt_step *st = &ap.steps[i];
 
-		if (p[0] == '-' && p[1] == '>') {
-			arrow = true;
-			p += 2;
-		} else if (p[0] == '.') {
-			arrow = false;
-			p++;
-		} else {
-			ret = ktrace_err_set(err, EINVAL,
-					     "expected '->' or '.' after '%s'",
-					     w.what);
-			ret = err_at(err, ret, expr, p - expr);
-			goto out;
-		}
-		at = p - expr;
-		n = ident_len(p);
-		if (!valid_ident(p, n)) {
-			ret = ktrace_err_set(err, EINVAL,
-					     "expected a field name after '%s'",
-					     arrow ? "->" : ".");
-			ret = err_at(err, ret, expr, at);
-			goto out;
-		}
-		name = strndup(p, n);
-		if (!name) {
-			ret = ktrace_err_set(err, ENOMEM, "out of memory");
-			goto out;
-		}
-		ret = walk_step(&w, arrow, name, err);
-		free(name);
+		if (st->kind == KT_STEP_INDEX)
+			ret = walk_index(&w, st->index, err);
+		else
+			ret = walk_step(&w, st->kind == KT_STEP_ARROW,
+					st->field, err);
 		if (ret) {
-			ret = err_at(err, ret, expr, at);
+			ret = err_at(err, ret, expr, st->name_pos);
 			goto out;
 		}
-		p += n;
 		free(w.what);
-		w.what = strndup(expr, p - expr);
+		w.what = strndup(expr, st->end);
 		if (!w.what) {
 			ret = ktrace_err_set(err, ENOMEM, "out of memory");
 			goto out;
@@ -1336,8 +1364,6 @@ int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
 	}
 	ret = walk_finish(&w, func, kr->btf_has_tags, fetcharg, type, err);
 out:
-	free(w.val);
-	free(w.addr);
 	free(w.what);
 	return ret;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
+#include "probe/fetcharg.h"
 #include "probe/uelf_priv.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
@@ -295,29 +297,7 @@ int uresolve_line(struct uresolve *ur, const char *file, int line,
 
 static const char *dwarf_reg_name(const struct uresolve *ur, unsigned int r)
 {
-	static const char *const x86_64[] = {
-		"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
-	};
-	static const char *const i386[] = {
-		"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "ip",
-	};
-	static const char *const a64[] = {
-		"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
-		"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18",
-		"x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
-		"x28", "x29", "x30", "sp",
-	};
-
-	switch (ur->ehdr.e_machine) {
-	case EM_X86_64:
-		return r < sizeof(x86_64) / sizeof(*x86_64) ? x86_64[r] : NULL;
-	case EM_386:
-		return r < sizeof(i386) / sizeof(*i386) ? i386[r] : NULL;
-	case EM_AARCH64:
-		return r < sizeof(a64) / sizeof(*a64) ? a64[r] : NULL;
-	}
-	return NULL;
+	return kt_arch_dwarf_reg(kt_arch_by_machine(ur->ehdr.e_machine), r);
 }
 
 enum loc_kind {
@@ -325,47 +305,6 @@ enum loc_kind {
 	LOC_MEM,	/* the value is in memory at value(base) + off */
 	LOC_FILE,	/* the value is in memory at file offset off (@+) */
 };
-
-struct loc {
-	enum loc_kind kind;
-	char *base;	/* fetcharg text; LOC_FILE: unused */
-	long off;
-};
-
-/* Fetcharg text for the value at l; caller frees. */
-static char *loc_value(const struct loc *l)
-{
-	char *s = NULL;
-	int n;
-
-	switch (l->kind) {
-	case LOC_REG:
-		return strdup(l->base);
-	case LOC_MEM:
-		n = asprintf(&s, "%+ld(%s)", l->off, l->base);
-		break;
-	case LOC_FILE:
-		n = asprintf(&s, "@+0x%lx", (unsigned long)l->off);
-		break;
-	default:
-		n = -1;
-	}
-	return n < 0 ? NULL : s;
-}
-
-/* The value at l becomes an address: l = *(value) + off. */
-static int loc_deref(struct loc *l, long off)
-{
-	char *v = loc_value(l);
-
-	if (!v)
-		return -ENOMEM;
-	free(l->base);
-	l->base = v;
-	l->kind = LOC_MEM;
-	l->off = off;
-	return 0;
-}
 
 /* Skip typedefs and qualifiers. false when there is no type (void). */
 static bool peel_type(Dwarf_Die *type)
@@ -679,13 +618,17 @@ struct resolve_ctx {
 };
 
 /* Variable DIE -> location at pc. */
-static int var_location(struct resolve_ctx *c, Dwarf_Die *var, struct loc *l)
+static int var_location(struct resolve_ctx *c, Dwarf_Die *var,
+			struct kt_fetcharg *l)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
 	size_t nops;
 	unsigned int atom, r;
 	const char *reg;
+	char rname[32];
+	bool in_mem = false;
+	long off = 0;
 	int n;
 
 	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
@@ -705,18 +648,16 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var, struct loc *l)
 		goto unsupported;
 	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) {
 		r = atom - DW_OP_reg0;
-		l->kind = LOC_REG;
 	} else if (atom == DW_OP_regx) {
 		r = ops[0].number;
-		l->kind = LOC_REG;
 	} else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
 		r = atom - DW_OP_breg0;
-		l->kind = LOC_MEM;
-		l->off = (long)ops[0].number;
+		in_mem = true;
+		off = (long)ops[0].number;
 	} else if (atom == DW_OP_bregx) {
 		r = ops[0].number;
-		l->kind = LOC_MEM;
-		l->off = (long)ops[0].number2;
+		in_mem = true;
+		off = (long)ops[0].number2;
 	} else if (atom == DW_OP_fbreg) {
 		long fboff = 0;
 
@@ -724,16 +665,12 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var, struct loc *l)
 			return ktrace_err_set(c->err, ENOTSUP,
 				"'%s' lives in a stack frame whose base is unknown at this probe point",
 				c->name);
-		l->kind = LOC_MEM;
-		l->off = fboff + (long)ops[0].number;
-		if (asprintf(&l->base, "%%%s", reg) < 0) {
-			l->base = NULL;
-			return -ENOMEM;
-		}
-		return 0;
+		snprintf(rname, sizeof(rname), "%%%s", reg);
+		return kt_fetcharg_base_mem(l, rname,
+					    fboff + (long)ops[0].number);
 	} else if (atom == DW_OP_addr) {
-		l->kind = LOC_FILE;
-		l->off = file_off_of(c->ur, c->probe_off, ops[0].number);
+		kt_fetcharg_file(l, file_off_of(c->ur, c->probe_off,
+						ops[0].number));
 		return 0;
 	} else {
 		goto unsupported;
@@ -743,11 +680,9 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var, struct loc *l)
 		return ktrace_err_set(c->err, ENOTSUP,
 			"'%s' is in DWARF register %u, which uprobes cannot read",
 			c->name, r);
-	if (asprintf(&l->base, "%%%s", reg) < 0) {
-		l->base = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	snprintf(rname, sizeof(rname), "%%%s", reg);
+	return in_mem ? kt_fetcharg_base_mem(l, rname, off) :
+			kt_fetcharg_base(l, rname);
 unsupported:
 	return ktrace_err_set(c->err, ENOTSUP,
 		"'%s' has a location uprobes cannot fetch at this probe point (DWARF op 0x%x%s)",
@@ -819,12 +754,6 @@ static char *visible_names(Dwarf_Die *scopes, int n)
 	return out;
 }
 
-static bool ident_char(char ch, bool first)
-{
-	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (!first && ch >= '0' && ch <= '9');
-}
-
 /* Set err's caret at expr[pos]. */
 static int expr_err(struct ktrace_err *err, const char *expr, size_t pos,
 		    int ret)
@@ -837,131 +766,104 @@ static int expr_err(struct ktrace_err *err, const char *expr, size_t pos,
 	return ret;
 }
 
-/* Apply .field / ->field / [N] accessors from expr + pos onwards. */
-static int walk_accessors(struct resolve_ctx *c, const char *expr, size_t pos,
-			  struct loc *l, Dwarf_Die *type, Dwarf_Die *member,
-			  bool *is_member)
+/* Walk the steps of ap from the variable's location l and type. */
+static int walk_accessors(struct resolve_ctx *c, const char *expr,
+			  const struct kt_apath *ap, struct kt_fetcharg *l,
+			  Dwarf_Die *type, Dwarf_Die *member, bool *is_member)
 {
-	char field[128];
-
 	*is_member = false;
-	while (expr[pos]) {
-		size_t start = pos, n;
-		bool arrow = false;
+	for (int i = 0; i < ap->nr_steps; i++) {
+		const struct kt_step *st = &ap->steps[i];
+		int start = st->pos, pos = st->name_pos;
 		Dwarf_Word moff;
 		int ret;
 
-		if (expr[pos] == '[') {
-			char *end;
-			unsigned long idx = strtoul(expr + pos + 1, &end, 0);
+		if (st->kind == KT_STEP_INDEX) {
+			unsigned long idx = st->index;
 			Dwarf_Die elem;
 			Dwarf_Word esize;
 			long count = 0;
 			int tag = dwarf_tag(type);
 
-			if (end == expr + pos + 1 || *end != ']')
-				return expr_err(c->err, expr, pos + 1,
-					ktrace_err_set(c->err, EINVAL,
-						"expected a constant index in '[...]'"));
 			if (tag == DW_TAG_array_type)
 				count = array_count(type);
 			if ((tag != DW_TAG_array_type &&
 			     tag != DW_TAG_pointer_type) || count < 0 ||
 			    !die_type(type, &elem) ||
 			    dwarf_aggregate_size(&elem, &esize))
-				return expr_err(c->err, expr, pos,
+				return expr_err(c->err, expr, start,
 					ktrace_err_set(c->err, EINVAL,
 						"cannot index '%.*s': not a one-dimensional array or a typed pointer",
-						(int)pos, expr));
+						start, expr));
 			if (tag == DW_TAG_array_type) {
 				if (count > 0 && idx >= (unsigned long)count)
-					return expr_err(c->err, expr, pos + 1,
+					return expr_err(c->err, expr, pos,
 						ktrace_err_set(c->err, ERANGE,
 							"index %lu is out of bounds (array of %ld)",
 							idx, count));
-				if (l->kind == LOC_REG)
-					return expr_err(c->err, expr, pos,
+				if (kt_fetcharg_move(l, (long)(idx * esize)))
+					return expr_err(c->err, expr, start,
 						ktrace_err_set(c->err, ENOTSUP,
 							"'%.*s' is held in a register, not in memory",
-							(int)pos, expr));
-				l->off += (long)(idx * esize);
-			} else {
-				ret = loc_deref(l, (long)(idx * esize));
-				if (ret)
-					return ret;
+							start, expr));
+			} else if (kt_fetcharg_deref(l, (long)(idx * esize))) {
+				return expr_err(c->err, expr, start,
+					ktrace_err_set(c->err, E2BIG,
+						"'%.*s': too many dereferences for a probe",
+						st->end, expr));
 			}
 			*type = elem;
 			*is_member = false;
-			pos = end + 1 - expr;
 			continue;
 		}
-		if (expr[pos] == '.') {
-			pos++;
-		} else if (expr[pos] == '-' && expr[pos + 1] == '>') {
-			arrow = true;
-			pos += 2;
-		} else {
-			return expr_err(c->err, expr, pos,
-				ktrace_err_set(c->err, EINVAL,
-					"expected '.', '->' or '[' in '%s'", expr));
-		}
-		for (n = 0; ident_char(expr[pos + n], n == 0); n++)
-			;
-		if (!n || n >= sizeof(field))
-			return expr_err(c->err, expr, pos,
-				ktrace_err_set(c->err, EINVAL,
-					"expected a field name"));
-		memcpy(field, expr + pos, n);
-		field[n] = '\0';
-		if (arrow) {
+		if (st->kind == KT_STEP_ARROW) {
 			if (dwarf_tag(type) != DW_TAG_pointer_type ||
 			    !die_type(type, type) || !is_aggregate(type))
 				return expr_err(c->err, expr, start,
 					ktrace_err_set(c->err, EINVAL,
 						"'%.*s' is not a pointer to a struct%s",
-						(int)start, expr,
+						start, expr,
 						is_aggregate(type) ? "; use '.'" : ""));
 		} else if (!is_aggregate(type)) {
 			bool ptr = dwarf_tag(type) == DW_TAG_pointer_type;
 
 			return expr_err(c->err, expr, start,
 				ktrace_err_set(c->err, EINVAL,
-					"'%.*s' is %s%s", (int)start, expr,
+					"'%.*s' is %s%s", start, expr,
 					type_kind_name(type),
 					ptr ? "; use '->'" : ""));
 		}
-		if (!find_member(type, field, member, &moff)) {
+		if (!find_member(type, st->field, member, &moff)) {
 			char *names = member_names(type);
 
 			ret = ktrace_err_set(c->err, ENOENT,
-				"no field '%s' in '%.*s'; fields: %s", field,
-				(int)start, expr, names ? names : "none");
+				"no field '%s' in '%.*s'; fields: %s", st->field,
+				start, expr, names ? names : "none");
 			free(names);
 			return expr_err(c->err, expr, pos, ret);
 		}
-		if (arrow) {
-			ret = loc_deref(l, (long)moff);
-			if (ret)
-				return ret;
-		} else if (l->kind == LOC_REG) {
+		if (st->kind == KT_STEP_ARROW) {
+			if (kt_fetcharg_deref(l, (long)moff))
+				return expr_err(c->err, expr, start,
+					ktrace_err_set(c->err, E2BIG,
+						"'%.*s': too many dereferences for a probe",
+						st->end, expr));
+		} else if (kt_fetcharg_move(l, (long)moff)) {
 			return expr_err(c->err, expr, start,
 				ktrace_err_set(c->err, ENOTSUP,
 					"'%.*s' is held in registers; its fields cannot be fetched",
-					(int)start, expr));
-		} else {
-			l->off += (long)moff;
+					start, expr));
 		}
 		if (!die_type(member, type))
 			return ktrace_err_set(c->err, EINVAL,
-				"field '%s' has no type", field);
+				"field '%s' has no type", st->field);
 		*is_member = true;
-		pos += n;
 	}
 	return 0;
 }
 
 /* Final fetcharg and type of the value at l of the given type. */
-static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
+static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l,
 		  Dwarf_Die *type, Dwarf_Die *member, bool is_member,
 		  char **fetcharg, char **tname)
 {
@@ -979,28 +881,27 @@ static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
 
 		if (!dwarf_attr_integrate(member, DW_AT_data_bit_offset, &b) ||
 		    dwarf_formudata(&b, &bitoff) || !csize || csize > 8 ||
-		    l->kind == LOC_REG)
+		    !kt_fetcharg_in_mem(l))
 			return ktrace_err_set(c->err, ENOTSUP,
 				"cannot fetch bit field '%s'", expr);
 		/* data_bit_offset counts from the struct; l->off points at
 		 * the member's data_member_location, 0 for DWARF 5 */
-		l->off += (long)(bitoff / (csize * 8) * csize);
+		kt_fetcharg_move(l, (long)(bitoff / (csize * 8) * csize));
 		bitoff %= csize * 8;
 		if (asprintf(tname, "b%lu@%lu/%lu", (unsigned long)bits,
 			     (unsigned long)bitoff,
 			     (unsigned long)(csize * 8)) < 0)
 			return -ENOMEM;
-		*fetcharg = loc_value(l);
+		*fetcharg = kt_fetcharg_text(l, NULL);
 		return *fetcharg ? 0 : -ENOMEM;
 	}
 	if (dwarf_tag(type) == DW_TAG_pointer_type && die_type(type, &elem) &&
 	    is_char_type(&elem)) {
 		/* uprobes read a string at the address of the last deref */
-		int ret = loc_deref(l, 0);
-
-		if (ret)
-			return ret;
-		*fetcharg = loc_value(l);
+		if (kt_fetcharg_deref(l, 0))
+			return ktrace_err_set(c->err, E2BIG,
+				"'%s': too many dereferences for a probe", expr);
+		*fetcharg = kt_fetcharg_text(l, NULL);
 		*tname = strdup("string");
 		return *fetcharg && *tname ? 0 : -ENOMEM;
 	}
@@ -1008,7 +909,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
 		long count = array_count(type);
 		const char *et = scalar_type(&elem, ptr_size);
 
-		if (l->kind == LOC_REG)
+		if (!kt_fetcharg_in_mem(l))
 			return ktrace_err_set(c->err, ENOTSUP,
 				"array '%s' is not in memory", expr);
 		if (is_char_type(&elem)) {
@@ -1021,7 +922,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
 				"'%s' is an array; pick an element with [N]",
 				expr);
 		}
-		*fetcharg = loc_value(l);
+		*fetcharg = kt_fetcharg_text(l, NULL);
 		return *fetcharg && *tname ? 0 : -ENOMEM;
 	}
 	st = scalar_type(type, ptr_size);
@@ -1038,7 +939,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
 		return ktrace_err_set(c->err, ENOTSUP,
 			"'%s' has a type uprobes cannot fetch", expr);
 	}
-	v = loc_value(l);
+	v = kt_fetcharg_text(l, NULL);
 	*tname = strdup(st);
 	*fetcharg = v;
 	return v && *tname ? 0 : -ENOMEM;
@@ -1049,13 +950,13 @@ static int finish(struct resolve_ctx *c, const char *expr, struct loc *l,
  * stack pointer yet: a location there (unoptimised code keeps parameters
  * in stack slots written by the prologue) would read garbage.
  */
-static bool below_sp_at_entry(struct resolve_ctx *c, struct loc *l)
+static bool below_sp_at_entry(struct resolve_ctx *c, struct kt_fetcharg *l)
 {
 	Dwarf_Addr entry;
 
 	if (!c->func || dwarf_entrypc(c->func, &entry) || entry != c->pc)
 		return false;
-	return l->kind == LOC_MEM && l->off < 0 && l->base &&
+	return !l->file && l->depth == 1 && l->off[0] < 0 &&
 	       !strcmp(l->base, "%sp");
 }
 
@@ -1065,12 +966,12 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 {
 	struct resolve_ctx c = { .ur = ur, .probe_off = probe_off, .err = err };
 	Dwarf_Die cudie, *scopes = NULL, var, vtype, member, func;
-	struct loc l = { 0 };
-	char name[128];
+	struct kt_fetcharg l = { 0 };
+	struct kt_apath ap;
+	const char *name;
 	bool is_member = false;
 	int nscopes = 0, i, ret;
 	unsigned long vaddr;
-	size_t n;
 
 	*fetcharg = NULL;
 	*type = NULL;
@@ -1082,13 +983,10 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 			"file offset 0x%lx is not in a loadable segment of '%s'",
 			probe_off, ur->path);
 	c.pc = vaddr;
-	for (n = 0; expr[n] == '$' ? n == 0 : ident_char(expr[n], n == 0); n++)
-		;
-	if (!n || n >= sizeof(name))
-		return expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
-				"expected a variable name in '%s'", expr));
-	memcpy(name, expr, n);
-	name[n] = '\0';
+	ret = kt_apath_parse(expr, &ap, err);
+	if (ret)
+		return ret;
+	name = ap.name;
 	c.name = name;
 
 	if (!dwarf_addrdie(ur->dw, vaddr, &cudie))
@@ -1117,12 +1015,7 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 				dwarf_diename(c.func) : "the probed function");
 			goto out;
 		}
-		l.kind = LOC_REG;
-		l.base = strdup("$retval");
-		if (!l.base) {
-			ret = -ENOMEM;
-			goto out;
-		}
+		kt_fetcharg_base(&l, "$retval");
 	} else if (name[0] == '$') {
 		ret = expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
 			"unknown special variable '%s' (only $retval)", name));
@@ -1173,7 +1066,7 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 			goto out;
 		}
 	}
-	ret = walk_accessors(&c, expr, n, &l, &vtype, &member, &is_member);
+	ret = walk_accessors(&c, expr, &ap, &l, &vtype, &member, &is_member);
 	if (ret)
 		goto out;
 	ret = finish(&c, expr, &l, &vtype, &member, is_member, fetcharg, type);
@@ -1184,7 +1077,6 @@ out:
 		*fetcharg = NULL;
 		*type = NULL;
 	}
-	free(l.base);
 	free(scopes);
 	return ret;
 }

@@ -342,6 +342,7 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 	evs->tfs = tfs;
 	ret = dyn_load(tfs, &ds);
 	if (ret) {
+		dyn_set_free(&ds);
 		free(evs);
 		errno = -ret;
 		return NULL;

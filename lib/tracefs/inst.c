@@ -567,7 +567,7 @@ int ktrace_inst_state_read(struct ktrace_inst *inst,
 	ret = collect_filters(inst, &st->filters);
 	if (ret)
 		return ret;
-	while (st->filters[nf])
+	while (st->filters && st->filters[nf])
 		nf++;
 	qsort(st->filters, nf, sizeof(char *), strv_cmp);
 	return 0;
@@ -591,7 +591,7 @@ int ktrace_inst_reset(struct ktrace_inst *inst)
 		ktrace_inst_state_clear(&st);
 		return ret;
 	}
-	for (char **e = st.enabled; *e; e++) {
+	for (char **e = st.enabled; e && *e; e++) {
 		char *sys, *ev;
 
 		if (split_event(*e, &sys, &ev))
@@ -602,7 +602,7 @@ int ktrace_inst_reset(struct ktrace_inst *inst)
 		free(sys);
 		free(ev);
 	}
-	for (char **f = st.filters; *f; f++) {
+	for (char **f = st.filters; f && *f; f++) {
 		char *sys, *ev;
 
 		(*f)[strcspn(*f, "\t")] = '\0';

@@ -407,6 +407,8 @@ static void test_synth_scalars(void **state)
 	/* in a return probe, parameters come from the kernel's entry copy */
 	expect_arg(kr, "f1", "n", true, "$arg2", "s32");
 	expect_arg(kr, "f1", "o->x", true, "+0($arg1)", "s64");
+	/* a user string pointer is indexed in user memory */
+	expect_arg(kr, "f1", "up[3]", false, "+u3(%dx)", "s8");
 }
 
 static void test_synth_fields(void **state)
@@ -429,6 +431,15 @@ static void test_synth_fields(void **state)
 	expect_arg(kr, "f1", "o->u2", false, "+64(%di)", "s64");
 	expect_arg(kr, "f1", "o->fn", false, "+72(%di)", "symbol");
 	expect_arg(kr, "f1", "o->flag", false, "+80(%di)", "u8");
+	/* [N]: array elements in place, pointers deref'ed at N * size */
+	expect_arg(kr, "f1", "o->in.arr[2]", false, "+40(%di)", "u32");
+	expect_arg(kr, "f1", "o->in.arr[0]", false, "+32(%di)", "u32");
+	expect_arg(kr, "f1", "o->pin[1].a", false, "+40(+48(%di))", "s32");
+	expect_arg(kr, "f1", "o->pin[0].arr[3]", false, "+36(+48(%di))",
+		   "u32");
+	expect_arg(kr, "f1", "o->str[5]", false, "+5(+56(%di))", "s8");
+	expect_arg(kr, "f1", "o[0].x", false, "+0(%di)", "s64");
+	expect_arg(kr, "f1", "o->x", true, "+0($arg1)", "s64");
 }
 
 static void test_synth_errors(void **state)
@@ -466,9 +477,19 @@ static void test_synth_errors(void **state)
 		       "'o->in' is a whole struct inner; pick a field with '.' (fields: a, bf1, bf2, name, arr)",
 		       -2);
 	expect_arg_err(kr, "f1", "o-x", false, -EINVAL,
-		       "expected '->' or '.' after 'o'", 1);
+		       "expected '->', '.' or '[' after 'o'", 1);
 	expect_arg_err(kr, "f1", "o->", false, -EINVAL,
 		       "expected a field name after '->'", 3);
+	expect_arg_err(kr, "f1", "n[0]", false, -EINVAL,
+		       "cannot index 'n': it is int, not an array or a pointer",
+		       2);
+	expect_arg_err(kr, "f1", "o->in.arr[4]", false, -ERANGE,
+		       "index 4 is out of bounds ('o->in.arr' has 4 elements)",
+		       10);
+	expect_arg_err(kr, "f1", "o->in.arr[x]", false, -EINVAL,
+		       "expected a constant index in '[...]'", 10);
+	expect_arg_err(kr, "f1", "o[1", false, -EINVAL,
+		       "expected a constant index in '[...]'", 2);
 	expect_arg_err(kr, "f1", "$arg9", false, -ENOENT,
 		       "f1 takes 8 parameters; there is no $arg9", 0);
 	expect_arg_err(kr, "f1", "9x", false, -EINVAL, NULL, 0);
@@ -592,6 +613,19 @@ static void test_vmlinux(void **state)
 	snprintf(buf, sizeof(buf), "+%ld(%%dx)", off);
 	expect_arg(kr, "do_sys_openat2", "how->resolve", false, buf, "u64");
 	expect_arg(kr, "do_sys_openat2", "$retval", true, "$retval", "s32");
+	/* [N] on a BTF argument: the user string's bytes, read as user
+	 * memory; char is s8 or u8 as the kernel was built */
+	{
+		char *fa = NULL, *ty = NULL;
+
+		assert_int_equal(kresolve_arg(kr, "do_sys_openat2",
+					      "filename[2]", false, &fa, &ty,
+					      &err), 0);
+		assert_string_equal(fa, "+u2(%si)");
+		assert_true(!strcmp(ty, "u8") || !strcmp(ty, "s8"));
+		free(fa);
+		free(ty);
+	}
 	expect_arg(kr, "vfs_read", "$retval", true, "$retval", "s64");
 	expect_arg_err(kr, "do_sys_openat2", "fname", false, -ENOENT,
 		       "do_sys_openat2 has no parameter 'fname'; parameters: dfd, filename, how",

@@ -118,6 +118,19 @@ else
 	_show "$tr"
 fi
 expect_ok kprobe-btf-del ktrace probe del ktrace:do_sys_openat2
+
+# [N] on BTF arguments: a user string's bytes (user memory) and an array.
+expect_ok kprobe-btf-index-dryrun ktrace probe add --dry-run 'do_sys_openat2 c0=filename[0] c1=filename[1]'
+expect_match kprobe-btf-index-line "$OUT" \
+	'^p:ktrace/do_sys_openat2 do_sys_openat2 c0=\+u0\(%si\):[su]8 c1=\+u1\(%si\):[su]8$'
+expect_ok kprobe-btf-index-add ktrace probe add 'do_sys_openat2 c0=filename[0] c1=filename[1]'
+expect_ok kprobe-btf-index-enable ktrace enable ktrace:do_sys_openat2
+cat $D/hostname-b > /dev/null
+ktrace disable ktrace:do_sys_openat2 > /dev/null 2>&1
+tr=$(trace_of ktrace:do_sys_openat2)
+# $D starts with "/t" (47, 116): the bytes of the path cat opened.
+expect_match kprobe-btf-index-trace "$tr" "cat-[0-9]+ .* c0=47 c1=116$"
+expect_ok kprobe-btf-index-del ktrace probe del ktrace:do_sys_openat2
 echo > $T/trace
 
 # --- kretprobe: $retval typed from BTF (ssize_t -> s64). ------------------

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * What differs between architectures, one file each (x86_64.c, arm64.c):
+ * the registers a function's arguments arrive in, how the kprobe and
+ * uprobe fetchargs name registers, DWARF register numbers. All tables are
+ * built in; the one to use is picked by ELF machine (user binaries) or by
+ * the running kernel's machine (uname).
+ */
+#ifndef KTRACE_ARCH_H
+#define KTRACE_ARCH_H
+
+#include <stdint.h>
+
+struct kt_arch {
+	const char *name;		/* as uname -m prints it */
+	uint16_t e_machine;		/* EM_* of its ELF files */
+	/* Integer arguments, in order, as fetchargs ("%di"). */
+	const char *const *arg_regs;
+	int nr_arg_regs;
+	/* DWARF register number -> fetcharg register name (no '%'). */
+	const char *const *dwarf_regs;
+	unsigned int nr_dwarf_regs;
+	/* The calling convention, for messages ("x86-64 SysV"). */
+	const char *abi;
+};
+
+extern const struct kt_arch kt_arch_x86_64;
+extern const struct kt_arch kt_arch_i386;
+extern const struct kt_arch kt_arch_arm64;
+
+/* The table for ELF machine m, or NULL (unsupported). */
+const struct kt_arch *kt_arch_by_machine(uint16_t m);
+/* The table of the running kernel, or NULL + errno (EOPNOTSUPP). */
+const struct kt_arch *kt_arch_host(void);
+/* Register name of DWARF register r (no '%'), or NULL. */
+const char *kt_arch_dwarf_reg(const struct kt_arch *a, unsigned int r);
+
+#endif

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/* arm64 (AAPCS64): arguments in x0-x7, the result in x0. */
+#include <elf.h>
+
+#include "arch/arch.h"
+
+static const char *const arm64_args[] = {
+	"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7",
+};
+
+/* DWARF numbering of AADWARF64: x0-x30, then sp. */
+static const char *const arm64_dwarf[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18",
+	"x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
+	"x28", "x29", "x30", "sp",
+};
+
+const struct kt_arch kt_arch_arm64 = {
+	.name = "aarch64",
+	.e_machine = EM_AARCH64,
+	.arg_regs = arm64_args,
+	.nr_arg_regs = sizeof(arm64_args) / sizeof(*arm64_args),
+	.dwarf_regs = arm64_dwarf,
+	.nr_dwarf_regs = sizeof(arm64_dwarf) / sizeof(*arm64_dwarf),
+	.abi = "AAPCS64",
+};

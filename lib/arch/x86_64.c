@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/* x86-64 (SysV ABI) and its 32-bit sibling i386, for user binaries. */
+#include <elf.h>
+#include <stddef.h>
+
+#include "arch/arch.h"
+
+static const char *const x86_64_args[] = {
+	"%di", "%si", "%dx", "%cx", "%r8", "%r9",
+};
+
+/* DWARF numbering of the x86-64 psABI. */
+static const char *const x86_64_dwarf[] = {
+	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
+};
+
+const struct kt_arch kt_arch_x86_64 = {
+	.name = "x86_64",
+	.e_machine = EM_X86_64,
+	.arg_regs = x86_64_args,
+	.nr_arg_regs = sizeof(x86_64_args) / sizeof(*x86_64_args),
+	.dwarf_regs = x86_64_dwarf,
+	.nr_dwarf_regs = sizeof(x86_64_dwarf) / sizeof(*x86_64_dwarf),
+	.abi = "x86-64",
+};
+
+/* i386 passes arguments on the stack (no register arguments). */
+static const char *const i386_dwarf[] = {
+	"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "ip",
+};
+
+const struct kt_arch kt_arch_i386 = {
+	.name = "i386",
+	.e_machine = EM_386,
+	.arg_regs = NULL,
+	.nr_arg_regs = 0,
+	.dwarf_regs = i386_dwarf,
+	.nr_dwarf_regs = sizeof(i386_dwarf) / sizeof(*i386_dwarf),
+	.abi = "i386 cdecl",
+};
