@@ -268,7 +268,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++)
 		if (ktrace_probe_warning(made[i]))
-			fprintf(ctx->err, "ktrace probe: note: %s; the kprobe will use a breakpoint\n",
+			fprintf(ctx->err, "ktrace probe: note: %s\n",
 				ktrace_probe_warning(made[i]));
 	for (int i = 0; i < n; i++) {
 		struct ktrace_err err = { .pos = -1 };

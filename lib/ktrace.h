@@ -229,8 +229,8 @@ void ktrace_probe_free(struct ktrace_probe *p);
 /*
  * What probes are resolved against: the kernel's symbols and BTF (loaded
  * on first use, then kept) and the tracefs tree of tfs, which must outlive
- * the resolver. One resolver serves many probes. Free with
- * ktrace_resolver_free() (NULL is fine).
+ * the resolver (NULL: user-space probes only). One resolver serves many
+ * probes. Free with ktrace_resolver_free() (NULL is fine).
  */
 struct ktrace_resolver;
 struct ktrace_resolver *ktrace_resolver_alloc(struct ktrace_tfs *tfs);

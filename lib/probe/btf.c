@@ -673,36 +673,6 @@ nomem:
 	return NULL;
 }
 
-char *kresolve_proto(struct kresolve *kr, const char *func,
-		     struct ktrace_err *err)
-{
-	const struct btf_type *proto;
-	char *base, *s;
-	__u32 id;
-	int ret;
-
-	proto = find_proto(kr, func, &ret, err);
-	if (!proto) {
-		errno = -ret;
-		return NULL;
-	}
-	base = strndup(func, base_len(func));
-	if (!base)
-		goto nomem;
-	/* the FUNC's type id is the proto's: find it again by name */
-	id = btf__type_by_id(kr->btf, btf__find_by_name_kind(kr->btf, base,
-							     BTF_KIND_FUNC))->type;
-	s = type_decl(kr->btf, id, base);
-	free(base);
-	if (!s)
-		goto nomem;
-	return s;
-nomem:
-	ktrace_err_set(err, ENOMEM, "out of memory");
-	errno = ENOMEM;
-	return NULL;
-}
-
 /* ------------------------------------------------------ argument resolver */
 
 /* Register slots a parameter of type id takes (x86-64 SysV, integer). */

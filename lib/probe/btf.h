@@ -77,15 +77,6 @@ char **kresolve_params(struct kresolve *kr, const char *func, bool decl,
 		       struct ktrace_err *err);
 
 /*
- * The prototype of func as a C declaration
- * ("long vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)").
- * Returns a malloc'ed string the caller frees, or NULL + errno as for
- * kresolve_params().
- */
-char *kresolve_proto(struct kresolve *kr, const char *func,
-		     struct ktrace_err *err);
-
-/*
  * Resolve one argument expression of a probe on func to a kprobe_events
  * fetch argument and its type, for x86-64. expr is one of
  *   NAME            a parameter of func (or $argN, N from 1)

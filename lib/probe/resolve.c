@@ -133,7 +133,9 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 	 * worth saying. */
 	if (ret == -EOPNOTSUPP && sub.msg) {
 		free(p->warning);
-		p->warning = strdup(sub.msg);
+		if (asprintf(&p->warning, "%s; the kprobe will use a breakpoint",
+			     sub.msg) < 0)
+			p->warning = NULL;
 	}
 	if (ret && ret != -EOPNOTSUPP) {
 		ret = kt_probe_err(err, p->spec, p->lstart, -ret, "%s",
@@ -169,6 +171,41 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 	return p->location ? 0 : -ENOMEM;
 }
 
+/*
+ * As perf probe does: a probe on a function by name whose arguments are
+ * named is placed after the function's prologue (DWARF line table), where
+ * the arguments are where the debug info says. The user is told.
+ * Raw fetchargs (registers at entry), offsets, lines and return probes
+ * stay where they were asked for.
+ */
+static int after_prologue(struct ktrace_probe *p, struct uresolve *ur)
+{
+	struct ktrace_err sub = { .pos = -1 };
+	unsigned long off;
+	bool named = false;
+
+	for (int i = 0; i < p->nargs; i++)
+		named |= !p->args[i].raw;
+	if (!named || p->file || p->offs || p->is_return)
+		return 0;
+	/* No line table, or not a function entry: the entry stays, and the
+	 * argument resolver says what it cannot read there. */
+	if (uresolve_skip_prologue(ur, p->file_off, &off, &sub) ||
+	    off == p->file_off) {
+		ktrace_err_clear(&sub);
+		return 0;
+	}
+	free(p->warning);
+	if (asprintf(&p->warning,
+		     "%s is probed after its prologue, at %s+0x%lx, where its arguments are set up",
+		     p->func, p->func, off - p->file_off) < 0) {
+		p->warning = NULL;
+		return -ENOMEM;
+	}
+	p->file_off = off;
+	return 0;
+}
+
 static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 {
 	struct ktrace_err sub = { .pos = -1 };
@@ -195,6 +232,9 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 		ktrace_err_clear(&sub);
 		goto out;
 	}
+	ret = after_prologue(p, ur);
+	if (ret)
+		goto out;
 	for (int i = 0; i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
 
@@ -271,6 +311,9 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 {
 	int ret;
 
+	if (!p->user && !res->tfs)
+		return kt_probe_err(err, p->spec, p->lstart, EINVAL,
+				    "a kernel probe needs a resolver with a tracefs tree");
 	if (!p->user && !ktrace_tfs_has_kprobes(res->tfs))
 		return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
 			    "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)",

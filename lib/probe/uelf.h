@@ -92,11 +92,4 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 int uresolve_skip_prologue(struct uresolve *ur, unsigned long func_off,
 			   unsigned long *off, struct ktrace_err *err);
 
-/*
- * Parameter names of function func (DWARF), NULL-terminated, for error
- * messages. Free with ktrace_strv_free(). NULL + errno (ENOENT: no such
- * function or no debug info).
- */
-char **uresolve_params(struct uresolve *ur, const char *func);
-
 #endif

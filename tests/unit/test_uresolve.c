@@ -872,6 +872,38 @@ static void test_unoptimised_prologue(void **state)
 	assert_int_equal(uresolve_skip_prologue(ur, entry + 1, &off, &err),
 			 -EINVAL);
 	ktrace_err_clear(&err);
+
+	/* A probe by name with named arguments goes after the prologue, and
+	 * says so; raw fetchargs stay at the entry. */
+	{
+		struct ktrace_probe_opts opts = { .binary = o0 };
+		struct ktrace_resolver *res;
+		struct ktrace_probe *p;
+		char loc[64];
+
+		/* user space only: no tracefs needed */
+		res = ktrace_resolver_alloc(NULL);
+		assert_non_null(res);
+		p = ktrace_probe_parse("parse_line line:string", &opts, &err);
+		assert_non_null(p);
+		assert_int_equal(ktrace_probe_resolve(p, res, &err), 0);
+		snprintf(loc, sizeof(loc), ":0x%016lx ", off);
+		assert_non_null(strstr(ktrace_probe_definition(p), loc));
+		snprintf(want, sizeof(want), "line=+0(-%lu(%%bp)):string", slot);
+		assert_non_null(strstr(ktrace_probe_definition(p), want));
+		assert_non_null(ktrace_probe_warning(p));
+		assert_non_null(strstr(ktrace_probe_warning(p), "prologue"));
+		ktrace_probe_free(p);
+
+		p = ktrace_probe_parse("parse_line s=%di:u64", &opts, &err);
+		assert_non_null(p);
+		assert_int_equal(ktrace_probe_resolve(p, res, &err), 0);
+		snprintf(loc, sizeof(loc), ":0x%016lx ", entry);
+		assert_non_null(strstr(ktrace_probe_definition(p), loc));
+		assert_null(ktrace_probe_warning(p));
+		ktrace_probe_free(p);
+		ktrace_resolver_free(res);
+	}
 	uresolve_free(ur);
 }
 
@@ -881,7 +913,6 @@ static void test_no_debuginfo(void **state)
 	struct uresolve *ur = open_ok(nodbg);
 	unsigned long off;
 	char *fa, *ty;
-	char **params;
 
 	(void)state;
 	/* symbols still work */
@@ -894,37 +925,7 @@ static void test_no_debuginfo(void **state)
 	assert_non_null(strstr(err.msg, "-dbgsym"));
 	assert_int_equal(uresolve_line(ur, "probed.c", 20, &off, &err),
 			 -ENODATA);
-	params = uresolve_params(ur, "parse_line");
-	assert_null(params);
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
-}
-
-static void test_params(void **state)
-{
-	struct uresolve *ur = open_ok(pie);
-	char **p;
-	int i;
-
-	(void)state;
-	p = uresolve_params(ur, "account");
-	assert_non_null(p);
-	assert_string_equal(p[0], "acct");
-	assert_string_equal(p[1], "delta");
-	assert_null(p[2]);
-	for (i = 0; p[i]; i++)
-		free(p[i]);
-	free(p);
-	p = uresolve_params(ur, "main");
-	assert_non_null(p);
-	assert_string_equal(p[0], "argc");
-	assert_string_equal(p[1], "argv");
-	assert_null(p[2]);
-	for (i = 0; p[i]; i++)
-		free(p[i]);
-	free(p);
-	assert_null(uresolve_params(ur, "no_such_function"));
-	assert_int_equal(errno, ENOENT);
 	uresolve_free(ur);
 }
 
@@ -949,7 +950,6 @@ int main(void)
 		cmocka_unit_test(test_line_locals),
 		cmocka_unit_test(test_unoptimised_prologue),
 		cmocka_unit_test(test_no_debuginfo),
-		cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
