@@ -108,9 +108,15 @@ analyze:
 	scan-build --status-bugs -o $(B)/scan/report $(MAKE) -s B=$(B)/scan \
 		$(B)/scan/libktrace.a $(B)/scan/libktrace-cmd.a $(B)/scan/cmd/main.o
 
-check-unused: ktrace examples
-	@CC="$(CC)" KT_CFLAGS="$(CFLAGS) $(KT_CFLAGS)" \
-		scripts/check-unused.sh $(B) $(PKG_LIBS)
+# Built apart without inlining: a function inlined into its own file's
+# callers is used, not dead.
+check-unused:
+	@rm -rf $(B)/unused
+	@$(MAKE) -s B=$(B)/unused CFLAGS="-O2 -g0 -fno-inline" \
+		$(B)/unused/libktrace.a $(B)/unused/libktrace-cmd.a \
+		$(B)/unused/cmd/main.o >/dev/null
+	@CC="$(CC)" KT_CFLAGS="-O2 -g0 -fno-inline $(KT_CFLAGS)" \
+		scripts/check-unused.sh $(B)/unused $(PKG_LIBS)
 
 check-exports: $(B)/install/libktrace.a
 	@bad=$$(nm -g --defined-only $< | awk 'NF == 3 && $$3 !~ /^ktrace_/ { print $$3 }'); \

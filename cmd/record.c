@@ -508,6 +508,9 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 						st.lost_per_cpu[c]);
 			fputs(" (use a larger -m)\n", ctx->err);
 		}
+		if (st.late)
+			fprintf(ctx->err, "ktrace record: %llu records arrived after newer ones and are printed out of time order\n",
+				(unsigned long long)st.late);
 		kt_inline_report_misses(ctx, &inl);
 	}
 out:

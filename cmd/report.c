@@ -7,20 +7,23 @@
 #include "ktrace_cmd.h"
 
 static const char report_usage[] =
-	"Usage: ktrace report [-i FILE] [--json] [--raw]\n"
+	"Usage: ktrace report [-i FILE] [--json] [--raw] [--header]\n"
 	"Print a recording made with `ktrace record -o FILE` exactly as the live\n"
 	"run would have printed it. The file is self-contained: it can be read on\n"
 	"another machine.\n"
 	"\n"
-	"  -i, --input FILE  the recording (default: ktrace.data)\n"
+	"  -i, --input FILE  the recording (default: ktrace.data; '-': standard\n"
+	"                    input, as written by `ktrace record -o -`)\n"
 	"  -j, --json        one JSON object per record\n"
 	"  -D, --raw         dump every perf record: type, size, header fields\n"
+	"      --header      print only what the file says about its recording\n"
 	"  -h, --help        this help\n";
 
 static const struct option report_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "raw", no_argument, NULL, 'D' },
+	{ "header", no_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -87,16 +90,40 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 	return 0;
 }
 
+/* What the file says about the recording, like perf report --header-only. */
+static void print_header(struct kt_ctx *ctx, struct ktrace_record *rec)
+{
+	static const char *const keys[] = { "command", "kernel", "ktrace" };
+	const char *v;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		v = ktrace_record_meta(rec, keys[i]);
+		if (ctx->json) {
+			fputs(i ? ", " : "{", ctx->out);
+			kt_json_str(ctx->out, keys[i]);
+			fputs(": ", ctx->out);
+			if (v)
+				kt_json_str(ctx->out, v);
+			else
+				fputs("null", ctx->out);
+		} else if (v) {
+			fprintf(ctx->out, "# %s: %s\n", keys[i], v);
+		}
+	}
+	if (ctx->json)
+		fputs("}\n", ctx->out);
+}
+
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_err err = { .pos = -1 };
 	struct report_run run = { .ctx = ctx };
 	const char *input = "ktrace.data";
-	bool raw = false;
+	bool raw = false, header = false;
 	long n;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+i:jDh", report_opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+i:jDHh", report_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'i':
@@ -107,6 +134,9 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 			break;
 		case 'D':
 			raw = true;
+			break;
+		case 'H':
+			header = true;
 			break;
 		case 'h':
 			fputs(report_usage, ctx->out);
@@ -129,6 +159,11 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		return ret;
 	}
 	run.json = ctx->json;
+	if (header) {
+		print_header(ctx, run.rec);
+		ktrace_record_free(run.rec);
+		return KT_OK;
+	}
 	n = ktrace_record_replay(run.rec, raw ? NULL : print_one, &run,
 				 raw ? print_raw : NULL, &run);
 	fflush(ctx->out);

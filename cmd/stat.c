@@ -239,9 +239,16 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		case 'j':
 			ctx->json = true;
 			break;
-		case 'h':
+		case 'h': {
+			const char *const *c = ktrace_stat_counter_names();
+
 			fputs(stat_usage, ctx->out);
+			fputs("\nCounters:", ctx->out);
+			for (int i = 0; c[i]; i++)
+				fprintf(ctx->out, "%s %s", i ? "," : "", c[i]);
+			fputs(" (hardware ones need a PMU)\n", ctx->out);
 			goto out;
+		}
 		default:
 			ret = kt_usage_error(ctx, stat_usage, "bad option '%s'",
 					     argv[optind - 1]);

@@ -86,7 +86,6 @@ struct ktrace_inst;
 struct ktrace_inst *ktrace_inst_open(struct ktrace_tfs *tfs, const char *name,
 				     bool create);
 void ktrace_inst_free(struct ktrace_inst *inst);
-const char *ktrace_inst_name(const struct ktrace_inst *inst); /* NULL: top */
 bool ktrace_inst_owned(const struct ktrace_inst *inst);
 /* Was the instance created by this very ktrace_inst_open() call? */
 bool ktrace_inst_is_new(const struct ktrace_inst *inst);
@@ -402,6 +401,8 @@ long ktrace_record_replay(struct ktrace_record *r, ktrace_sample_fn fn,
 struct ktrace_record_stats {
 	uint64_t samples;	/* event records handed out */
 	uint64_t lost;		/* records the kernel reported lost */
+	uint64_t late;		/* handed out after a newer record (out of
+				 * time order; the merge window was passed) */
 	int nr_cpus;
 	const uint64_t *lost_per_cpu;	/* by CPU number, nr_cpus entries */
 	const uint64_t *per_event;	/* by event index */

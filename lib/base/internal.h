@@ -27,6 +27,8 @@ struct ktrace_inst {
  * len (optional) receives the length. NULL + errno on failure.
  */
 char *kt_read_file(const char *path, size_t *len);
+/* The same from an open fd (read to its end; not closed). */
+char *kt_read_fd(int fd, size_t *len);
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
 /*

@@ -11,19 +11,16 @@
 
 #include "base/internal.h"
 
-char *kt_read_file(const char *path, size_t *len)
+char *kt_read_fd(int fd, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *buf, *nb;
 	ssize_t r;
-	int fd, saved;
+	int saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	buf = malloc(cap);
 	if (!buf)
-		goto fail;
+		return NULL;
 	for (;;) {
 		if (cap - n < 2) {
 			nb = realloc(buf, cap * 2);
@@ -42,7 +39,6 @@ char *kt_read_file(const char *path, size_t *len)
 			break;
 		n += r;
 	}
-	close(fd);
 	buf[n] = '\0';
 	if (len)
 		*len = n;
@@ -50,9 +46,22 @@ char *kt_read_file(const char *path, size_t *len)
 fail:
 	saved = errno;
 	free(buf);
-	close(fd);
 	errno = saved;
 	return NULL;
+}
+
+char *kt_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = kt_read_fd(fd, len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return buf;
 }
 
 char *kt_read_at(const char *dir, const char *rel, size_t *len)

@@ -478,28 +478,6 @@ int kt_perf_ring_cpu(const struct kt_perf *p, int i)
 	return (i >= 0 && i < p->nr_rings) ? p->ring_cpu[i] : -1;
 }
 
-size_t kt_perf_ring_bytes(const struct kt_perf *p)
-{
-	return p->pages * p->page;
-}
-
-int kt_perf_id_event(const struct kt_perf *p, uint64_t id)
-{
-	int lo = 0, hi = p->nr_ids - 1;
-
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (p->ids[mid].id == id)
-			return p->ids[mid].event;
-		if (p->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
 int kt_perf_nr_ids(const struct kt_perf *p)
 {
 	return p->nr_ids;

@@ -11,7 +11,7 @@
  * records. There is one ring per CPU: the first fd opened on a CPU owns the
  * mmap, every other fd on that CPU is redirected into it with
  * PERF_EVENT_IOC_SET_OUTPUT. PERF_SAMPLE_IDENTIFIER in each record maps
- * back to the event through kt_perf_id_event().
+ * back to the event (kt_perf_id_get() lists the ids).
  *
  * The capture loop record is expected to run (tested in test_perf_live):
  *
@@ -127,10 +127,7 @@ int kt_perf_nr_rings(const struct kt_perf *p);
 /* Ring i (owned by p) and its CPU. */
 struct kt_ring *kt_perf_ring(struct kt_perf *p, int i);
 int kt_perf_ring_cpu(const struct kt_perf *p, int i);
-size_t kt_perf_ring_bytes(const struct kt_perf *p);	/* data area */
 
-/* Index of the event whose PERF_SAMPLE_IDENTIFIER is id, or -1. */
-int kt_perf_id_event(const struct kt_perf *p, uint64_t id);
 /* All (id, event index, cpu) triples, for the file's id table. */
 int kt_perf_nr_ids(const struct kt_perf *p);
 void kt_perf_id_get(const struct kt_perf *p, int i, uint64_t *id, int *event,

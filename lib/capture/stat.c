@@ -51,10 +51,18 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 		const char *c = strchr(name, ':');
 		char *sys, *buf, *rel;
 
-		if (!c)
+		if (!c) {
+			const char *const *names = kt_counter_names();
+			char list[512] = "";
+			size_t used = 0;
+
+			for (int i = 0; names[i] && used < sizeof(list); i++)
+				used += snprintf(list + used, sizeof(list) - used,
+						 "%s%s", i ? ", " : "", names[i]);
 			return ktrace_err_set(err, ENOENT,
-					      "unknown event '%s' (not a counter name, not SYSTEM:EVENT)",
-					      name);
+					      "unknown event '%s' (not SYSTEM:EVENT, not a counter: %s)",
+					      name, list);
+		}
 		sys = strndup(name, c - name);
 		if (!sys)
 			return -ENOMEM;

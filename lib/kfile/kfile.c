@@ -442,11 +442,6 @@ int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec)
 	return 0;
 }
 
-uint64_t kt_kfw_nr_records(const struct kt_kfw *w)
-{
-	return w->nr_records;
-}
-
 uint64_t kt_kfw_bytes(const struct kt_kfw *w)
 {
 	return w->data_bytes;
@@ -955,7 +950,6 @@ const type *fn(const struct kt_kfile *f, size_t *n)			\
 	return f->field.v;						\
 }
 
-KF_TABLE_GETTER(kt_kfile_meta, struct kt_kf_meta, meta)
 KF_TABLE_GETTER(kt_kfile_attrs, struct kt_kf_attr, attrs)
 KF_TABLE_GETTER(kt_kfile_ids, struct kt_kf_id, ids)
 KF_TABLE_GETTER(kt_kfile_formats, struct kt_kf_format, formats)
@@ -974,12 +968,3 @@ const char *kt_kfile_meta_get(const struct kt_kfile *f, const char *key)
 	return NULL;
 }
 
-const char *kt_kfile_header_page(const struct kt_kfile *f)
-{
-	return f->header_page;
-}
-
-uint64_t kt_kfile_nr_records(const struct kt_kfile *f)
-{
-	return f->nr_records;
-}

@@ -172,8 +172,7 @@ int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m);
  */
 int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec);
 
-/* Records and bytes written so far. */
-uint64_t kt_kfw_nr_records(const struct kt_kfw *w);
+/* Bytes written so far. */
 uint64_t kt_kfw_bytes(const struct kt_kfw *w);
 
 /*
@@ -208,17 +207,13 @@ int kt_kfile_next(struct kt_kfile *f, const struct perf_event_header **rec);
 void kt_kfile_rewind(struct kt_kfile *f);
 
 /* Tables: borrowed arrays, valid until kt_kfile_free(). */
-const struct kt_kf_meta *kt_kfile_meta(const struct kt_kfile *f, size_t *n);
 const char *kt_kfile_meta_get(const struct kt_kfile *f, const char *key);
 const struct kt_kf_attr *kt_kfile_attrs(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_id *kt_kfile_ids(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_format *kt_kfile_formats(const struct kt_kfile *f,
 					    size_t *n);
-const char *kt_kfile_header_page(const struct kt_kfile *f); /* or NULL */
 const struct kt_kf_ksym *kt_kfile_ksyms(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_comm *kt_kfile_comms(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_mmap *kt_kfile_mmaps(const struct kt_kfile *f, size_t *n);
-/* From END. */
-uint64_t kt_kfile_nr_records(const struct kt_kfile *f);
 
 #endif /* KT_KFILE_H */

@@ -47,6 +47,7 @@ void kt_record_free_file(struct ktrace_record *r)
 	if (r->kfw)
 		kt_kfw_close(r->kfw);
 	kt_kfile_free(r->kf);
+	free(r->kf_mem);
 }
 
 void kt_record_mark_ksyms(struct ktrace_record *r,
@@ -211,7 +212,16 @@ struct ktrace_record *ktrace_record_load(const char *path,
 		return NULL;
 	r->live = false;
 	r->replay = true;
-	r->kf = kt_kfile_open(path);
+	if (!strcmp(path, "-")) {
+		/* a pipe (record -o - | report -i -): read it all first */
+		size_t len = 0;
+
+		r->kf_mem = kt_read_fd(STDIN_FILENO, &len);
+		r->kf = r->kf_mem ? kt_kfile_open_mem(r->kf_mem, len) : NULL;
+		path = "standard input";
+	} else {
+		r->kf = kt_kfile_open(path);
+	}
 	if (!r->kf) {
 		ret = errno;
 		ktrace_err_set(err, ret, ret == EINVAL ?

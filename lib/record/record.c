@@ -5,6 +5,7 @@
  * libtraceevent and formatted as perf-script-like lines or typed JSON.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -261,6 +262,32 @@ static int stats_alloc(struct ktrace_record *r, int max_cpu)
 	return r->lost_cpu && r->per_event ? 0 : -ENOMEM;
 }
 
+/* The maps of pids, or of every process when there are none (-a, -C). */
+static void read_running_maps(struct ktrace_record *r, const int *pids,
+			      int nr_pids)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	if (nr_pids > 0) {
+		for (int i = 0; i < nr_pids; i++)
+			kt_record_read_proc_maps(r, pids[i]);
+		return;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == getpid())
+			continue;
+		kt_record_read_proc_maps(r, (int)pid);
+	}
+	closedir(dir);
+}
+
 int ktrace_record_open(struct ktrace_record *r,
 		       const struct ktrace_record_opts *opts,
 		       struct ktrace_err *err)
@@ -363,6 +390,11 @@ int ktrace_record_open(struct ktrace_record *r,
 	if (!opts->enable_on_exec)
 		for (int i = 0; i < opts->nr_pids; i++)
 			ktrace_record_comm(r, opts->pids[i]);
+	/* Tasks already running mapped their binaries before the recording
+	 * began: no MMAP2 record will name them. Read their maps now (as
+	 * perf synthesizes them) so that their user frames get names. */
+	if (opts->callchain && !opts->enable_on_exec)
+		read_running_maps(r, opts->pids, opts->nr_pids);
 	r->merge = kt_merge_alloc(kt_perf_nr_rings(r->perf), &r->mcfg,
 				  kt_record_emit, r);
 	if (!r->merge)
@@ -775,8 +807,13 @@ long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
 void ktrace_record_stats(const struct ktrace_record *r,
 			 struct ktrace_record_stats *st)
 {
+	struct kt_merge_stats ms = { 0 };
+
+	if (r->merge)
+		kt_merge_stats(r->merge, &ms);
 	st->samples = r->samples;
 	st->lost = r->lost;
+	st->late = ms.late;
 	st->nr_cpus = r->nr_cpus;
 	st->lost_per_cpu = r->lost_cpu;
 	st->per_event = r->per_event;

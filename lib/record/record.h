@@ -114,6 +114,7 @@ struct ktrace_record {
 	unsigned char *ksym_used;	/* bitmap over ksyms (for -o) */
 	struct kt_kfw *kfw;		/* -o writer */
 	struct kt_kfile *kf;		/* replay source */
+	void *kf_mem;			/* its bytes, when read from a pipe */
 	struct rec_map *maps;
 	int nr_maps;
 	void *usyms;		/* per-binary symbol tables (record_stack.c) */

@@ -235,6 +235,30 @@ t_record_pid_exact_count() {
 	expect_eq "pids" "$(text_fields $RT.out | awk '{print $2}' | sort -u)" "$TP"
 }
 
+# -g -p / -a on a process that was running before ktrace: its maps are read
+# from /proc at start, so its frames have names, not [unknown].
+t_record_callgraph_of_running_process() {
+	start_waiting $SYSC 200 0 wait || return 1
+	$KTRACE record -g -e syscalls:sys_enter_getppid -p $TP >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 0.5
+	kill -INT $kp 2>/dev/null
+	wait_exit $kp 10 || return 1
+	expect_eq "-p: stacks reaching main" "$(grep -cE '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(.*/syscaller\)$' $RT.out)" 200 || return 1
+	expect_eq "-p: no unknown frame" "$(grep -c '\[unknown\]' $RT.out)" 0 || return 1
+	start_waiting $SYSC 20 0 wait || return 1
+	$KTRACE record -g -a -e syscalls:sys_enter_getppid >$RT.out 2>$RT.err &
+	kp=$!
+	sleep 1
+	kill -USR1 $TP; wait $TP
+	sleep 0.5
+	kill -INT $kp 2>/dev/null
+	wait_exit $kp 10 || return 1
+	expect_eq "-a: stacks reaching main" "$(grep -cE '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(.*/syscaller\)$' $RT.out)" 20
+}
+
 # -p on a target that exits: its comm must still be known (read when the
 # recording starts, like the comm of a command's child).
 t_record_pid_comm_of_exited_target() {
@@ -380,6 +404,20 @@ for j, t in zip(js, tx):
     assert j["cpu"] == int(cpu) and j["time"] == int(s) * 10**9 + int(ns), (j, t)
     assert j["event"] == ev, (j["event"], ev)
 PY
+}
+
+# record -o - | report -i -: a recording through a pipe, and its header.
+t_record_pipe_and_header() {
+	$KTRACE record -o - -e syscalls:sys_enter_getppid -- $SYSC 7 2>$RT.err |
+		$KTRACE report -i - >$RT.rep 2>>$RT.err || fail "pipe: $(cat $RT.err)" || return 1
+	expect_eq "records through a pipe" "$(grep -c '^ *syscaller .*sys_enter_getppid' $RT.rep)" 7 || return 1
+	$KTRACE record -o $RT.dat -e syscalls:sys_enter_getppid -- $SYSC 1 2>/dev/null || return 1
+	expect_status 0 $KTRACE report -i $RT.dat --header || return 1
+	expect_contains "header command" "$OUT" "# command: $SYSC 1" || return 1
+	expect_contains "header kernel" "$OUT" "# kernel: $(uname -r)" || return 1
+	expect_status 0 $KTRACE --json report -i $RT.dat --header || return 1
+	printf '%s' "$OUT" | python3 -c 'import json,sys; d = json.load(sys.stdin); assert d["kernel"]' ||
+		fail "report --header --json: $OUT"
 }
 
 t_report_damaged_files() {

@@ -18,6 +18,16 @@
 #include "kfile/kfile.h"
 #include "synring.h"
 
+static uint64_t count_records(struct kt_kfile *f)
+{
+	const struct perf_event_header *h;
+	uint64_t n = 0;
+
+	while (kt_kfile_next(f, &h) > 0)
+		n++;
+	return n;
+}
+
 static const char fmt_text[] =
 	"name: sys_enter_getppid\nID: 110\nformat:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -76,7 +86,6 @@ static unsigned char *make_file(int nrec, size_t bufsize, size_t *len)
 	rec[0] = 1;	/* a size that is not a multiple of 8 */
 	((struct perf_event_header *)rec)->size = 20;
 	assert_int_equal(kt_kfw_record(w, (void *)rec), -EINVAL);
-	assert_int_equal(kt_kfw_nr_records(w), nrec);
 	assert_int_equal(kt_kfw_close(w), 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	*len = st.st_size;
@@ -123,7 +132,8 @@ static void test_roundtrip(void **state)
 	buf = make_file(3000, 4096, &len);
 	f = kt_kfile_open_mem(buf, len);
 	assert_non_null(f);
-	assert_int_equal(kt_kfile_nr_records(f), 3000);
+	assert_int_equal(count_records(f), 3000);
+	kt_kfile_rewind(f);
 	assert_string_equal(kt_kfile_meta_get(f, "release"), "override");
 	assert_null(kt_kfile_meta_get(f, "nope"));
 	a = kt_kfile_attrs(f, &n);
@@ -144,7 +154,6 @@ static void test_roundtrip(void **state)
 	assert_string_equal(fm[0].system, "syscalls");
 	assert_string_equal(fm[0].name, "sys_enter_getppid");
 	assert_string_equal(fm[0].format, fmt_text);
-	assert_string_equal(kt_kfile_header_page(f), "\tfield: u64 timestamp;\n");
 	ks = kt_kfile_ksyms(f, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(ks[0].addr, 0xffffffff81000000ull);
@@ -198,7 +207,7 @@ static void test_path(void **state)
 	close(fd);
 	f = kt_kfile_open(path);
 	assert_non_null(f);
-	assert_int_equal(kt_kfile_nr_records(f), 100);
+	assert_int_equal(count_records(f), 100);
 	kt_kfile_free(f);
 	/* truncated on disk */
 	assert_int_equal(truncate(path, len - 8), 0);
