@@ -93,10 +93,14 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 		if (ktrace_inst_is_new(inst))
 			ktrace_inst_destroy(inst);
 	} else if (ctx->json) {
-		fprintf(ctx->out, "{\"%s\": %d, \"instance\": ",
-			on ? "enabled" : "disabled", n);
-		kt_json_str(ctx->out, iname);
-		fputs("}\n", ctx->out);
+		struct ktrace_json *j = kt_json(ctx);
+
+		if (j) {
+			ktrace_json_object_begin(j);
+			kt_jint(j, on ? "enabled" : "disabled", n);
+			kt_jstr(j, "instance", iname);
+			ktrace_json_object_end(j);
+		}
 	} else {
 		fprintf(ctx->out, "%s %d event%s%s%s\n",
 			on ? "enabled" : "disabled", n, n == 1 ? "" : "s",

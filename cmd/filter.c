@@ -97,11 +97,14 @@ int cmd_filter(struct kt_ctx *ctx, int argc, char **argv)
 		if (ktrace_inst_is_new(inst))
 			ktrace_inst_destroy(inst);
 	} else if (ctx->json) {
-		fputs("{\"event\": ", ctx->out);
-		kt_json_str(ctx->out, event);
-		fputs(", \"filter\": ", ctx->out);
-		kt_json_str(ctx->out, expr);
-		fputs("}\n", ctx->out);
+		struct ktrace_json *j = kt_json(ctx);
+
+		if (j) {
+			ktrace_json_object_begin(j);
+			kt_jstr(j, "event", event);
+			kt_jstr(j, "filter", expr);
+			ktrace_json_object_end(j);
+		}
 	} else if (expr) {
 		fprintf(ctx->out, "filter on %s: %s\n", event, expr);
 	} else {

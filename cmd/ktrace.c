@@ -58,49 +58,50 @@ void kt_getopt_reset(void)
 	opterr = 0;
 }
 
-void kt_json_str(FILE *f, const char *s)
+struct ktrace_json *kt_json(struct kt_ctx *ctx)
 {
-	static const char hex[] = "0123456789abcdef";
+	if (!ctx->jw)
+		ctx->jw = ktrace_json_alloc(ctx->out);
+	return ctx->jw;
+}
 
-	if (!s) {
-		fputs("null", f);
+/*
+ * The one rule for errors under --json: stdout stays one valid document.
+ * The error goes into what is open (members of the innermost object, or
+ * an {"error": ...} element of the innermost array), or is the document
+ * itself when nothing was started; everything open is then closed.
+ */
+static void json_error(struct kt_ctx *ctx, const char *msg,
+		       const struct ktrace_err *err)
+{
+	struct ktrace_json *j = kt_json(ctx);
+	bool in_obj;
+
+	if (!j)
 		return;
+	in_obj = ktrace_json_in_object(j);
+	if (!in_obj)
+		ktrace_json_object_begin(j);
+	ktrace_json_key(j, "error");
+	ktrace_json_string(j, msg);
+	if (err && err->klog) {
+		ktrace_json_key(j, "kernel");
+		ktrace_json_string(j, err->klog);
 	}
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				fprintf(f, "\\u00%c%c", hex[*p >> 4],
-					hex[*p & 15]);
-			} else {
-				putc(*p, f);
-			}
-		}
+	if (err && err->input) {
+		ktrace_json_key(j, "input");
+		ktrace_json_string(j, err->input);
+		ktrace_json_key(j, "position");
+		ktrace_json_int(j, err->pos);
 	}
-	putc('"', f);
+	ktrace_json_close_all(j);
+	fflush(ctx->out);
 }
 
 static void error_line(struct kt_ctx *ctx, const char *msg)
 {
-	if (ctx->json) {
-		fputs("{\"error\": ", ctx->out);
-		kt_json_str(ctx->out, msg);
-		fputs("}\n", ctx->out);
-		fflush(ctx->out);
-	}
+	if (ctx->json)
+		json_error(ctx, msg, NULL);
 	/* The human line always goes to stderr too. */
 	fprintf(ctx->err, "ktrace%s%s: %s\n", ctx->cmd ? " " : "",
 		ctx->cmd ? ctx->cmd : "", msg);
@@ -125,21 +126,8 @@ int kt_error_detail(struct kt_ctx *ctx, int status,
 {
 	const char *msg = err->msg ? err->msg : "failed";
 
-	if (ctx->json) {
-		fputs("{\"error\": ", ctx->out);
-		kt_json_str(ctx->out, msg);
-		if (err->klog) {
-			fputs(", \"kernel\": ", ctx->out);
-			kt_json_str(ctx->out, err->klog);
-		}
-		if (err->input) {
-			fputs(", \"input\": ", ctx->out);
-			kt_json_str(ctx->out, err->input);
-			fprintf(ctx->out, ", \"position\": %d", err->pos);
-		}
-		fputs("}\n", ctx->out);
-		fflush(ctx->out);
-	}
+	if (ctx->json)
+		json_error(ctx, msg, err);
 	fprintf(ctx->err, "ktrace%s%s: %s\n", ctx->cmd ? " " : "",
 		ctx->cmd ? ctx->cmd : "", msg);
 	if (err->input && err->pos >= 0 &&
@@ -233,9 +221,20 @@ int kt_dispatch(struct kt_ctx *ctx, const struct cmd *cmds, const char *what,
 {
 	const struct cmd *c;
 
-	if (argc < 1)
+	if (argc < 1) {
+		char names[256] = "";
+		size_t used = 0;
+
+		for (c = cmds; c->name && used < sizeof(names); c++) {
+			if (c->name[0] == '-')
+				continue;
+			used += snprintf(names + used, sizeof(names) - used,
+					 "%s%s", c == cmds ? "" : ", ",
+					 c->name);
+		}
 		return kt_error(ctx, KT_USAGE, "missing %s command (one of: %s)",
-				what, cmds[0].name);
+				what, names);
+	}
 	c = find_cmd(cmds, argv[0]);
 	if (!c) {
 		kt_error(ctx, KT_USAGE, "unknown %s command '%s'", what,
@@ -275,14 +274,21 @@ static int cmd_version(struct kt_ctx *ctx, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	if (ctx->json)
-		fprintf(ctx->out, "{\"version\": \"%s\"}\n", KTRACE_VERSION);
-	else
+	if (ctx->json) {
+		struct ktrace_json *j = kt_json(ctx);
+
+		if (!j)
+			return kt_error(ctx, KT_FAIL, "out of memory");
+		ktrace_json_object_begin(j);
+		ktrace_json_key(j, "version");
+		ktrace_json_string(j, KTRACE_VERSION);
+		ktrace_json_object_end(j);
+	} else
 		fprintf(ctx->out, "ktrace %s\n", KTRACE_VERSION);
 	return KT_OK;
 }
 
-int ktrace_main(struct kt_ctx *ctx, int argc, char **argv)
+static int run_main(struct kt_ctx *ctx, int argc, char **argv)
 {
 	int opt;
 
@@ -313,4 +319,15 @@ int ktrace_main(struct kt_ctx *ctx, int argc, char **argv)
 	if (find_cmd(commands, argv[0]))
 		ctx->cmd = argv[0];
 	return kt_dispatch(ctx, commands, "ktrace", argc, argv);
+}
+
+int ktrace_main(struct kt_ctx *ctx, int argc, char **argv)
+{
+	int ret = run_main(ctx, argc, argv);
+
+	/* whatever a command left open is closed: one valid document */
+	if (ktrace_json_free(ctx->jw) < 0 && ret == KT_OK)
+		ret = KT_FAIL;
+	ctx->jw = NULL;
+	return ret;
 }

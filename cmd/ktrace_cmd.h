@@ -24,6 +24,7 @@ struct kt_ctx {
 	const char *tracefs;	/* --tracefs DIR, or NULL */
 	struct ktrace_tfs *tfs;	/* opened on first use by kt_tfs() */
 	const char *cmd;	/* the running subcommand's name */
+	struct ktrace_json *jw;	/* --json writer, see kt_json() */
 };
 
 struct cmd {
@@ -65,8 +66,37 @@ struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx);
 /* Reset getopt for a fresh parse (subcommands are called in-process). */
 void kt_getopt_reset(void);
 
-/* JSON string (with quotes) of s on f. */
-void kt_json_str(FILE *f, const char *s);
+/* The --json writer on ctx->out (made on first use; NULL: no memory).
+ * Every JSON a command prints goes through it; ktrace_main() closes
+ * whatever is left open. */
+struct ktrace_json *kt_json(struct kt_ctx *ctx);
+
+/* "key": value members of the open object, for short call sites. */
+static inline void kt_jstr(struct ktrace_json *j, const char *k,
+			   const char *v)
+{
+	ktrace_json_key(j, k);
+	ktrace_json_string(j, v);
+}
+
+static inline void kt_jint(struct ktrace_json *j, const char *k, long long v)
+{
+	ktrace_json_key(j, k);
+	ktrace_json_int(j, v);
+}
+
+static inline void kt_juint(struct ktrace_json *j, const char *k,
+			    unsigned long long v)
+{
+	ktrace_json_key(j, k);
+	ktrace_json_uint(j, v);
+}
+
+static inline void kt_jbool(struct ktrace_json *j, const char *k, bool v)
+{
+	ktrace_json_key(j, k);
+	ktrace_json_bool(j, v);
+}
 
 /* Subcommands. */
 int cmd_list(struct kt_ctx *ctx, int argc, char **argv);

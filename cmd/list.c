@@ -27,36 +27,34 @@ static const struct option list_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void print_json_event(FILE *f, const struct ktrace_event *e,
-			     bool fmt)
+static void print_json_event(struct ktrace_json *j,
+			     const struct ktrace_event *e, bool fmt)
 {
-	fputs("{\"system\": ", f);
-	kt_json_str(f, e->system);
-	fputs(", \"name\": ", f);
-	kt_json_str(f, e->name);
-	fprintf(f, ", \"id\": %d, \"kind\": \"%s\"", e->id,
-		ktrace_kind_name(e->kind));
-	if (e->definition) {
-		fputs(", \"definition\": ", f);
-		kt_json_str(f, e->definition);
-	}
-	if (fmt) {
-		fputs(", \"print_fmt\": ", f);
-		kt_json_str(f, e->print_fmt);
-	}
-	fputs(", \"fields\": [", f);
+	ktrace_json_object_begin(j);
+	kt_jstr(j, "system", e->system);
+	kt_jstr(j, "name", e->name);
+	kt_jint(j, "id", e->id);
+	kt_jstr(j, "kind", ktrace_kind_name(e->kind));
+	if (e->definition)
+		kt_jstr(j, "definition", e->definition);
+	if (fmt)
+		kt_jstr(j, "print_fmt", e->print_fmt);
+	ktrace_json_key(j, "fields");
+	ktrace_json_array_begin(j);
 	for (int i = 0; i < e->nr_fields; i++) {
 		const struct ktrace_field *fl = &e->fields[i];
 
-		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-		kt_json_str(f, fl->name);
-		fputs(", \"type\": ", f);
-		kt_json_str(f, fl->type);
-		fprintf(f, ", \"offset\": %d, \"size\": %d, \"signed\": %s, \"common\": %s}",
-			fl->offset, fl->size, fl->is_signed ? "true" : "false",
-			fl->is_common ? "true" : "false");
+		ktrace_json_object_begin(j);
+		kt_jstr(j, "name", fl->name);
+		kt_jstr(j, "type", fl->type);
+		kt_jint(j, "offset", fl->offset);
+		kt_jint(j, "size", fl->size);
+		kt_jbool(j, "signed", fl->is_signed);
+		kt_jbool(j, "common", fl->is_common);
+		ktrace_json_object_end(j);
 	}
-	fputs("]}", f);
+	ktrace_json_array_end(j);
+	ktrace_json_object_end(j);
 }
 
 static void print_text_event(FILE *f, const struct ktrace_event *e,
@@ -96,6 +94,7 @@ static int parse_kind(const char *s, int *kind)
 int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 {
 	bool fields = false, fmt = false;
+	struct ktrace_json *j = NULL;
 	struct ktrace_events *evs;
 	unsigned int *hits = NULL;
 	int opt, n, kind = -1, shown = 0, ret = KT_OK;
@@ -159,26 +158,31 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	n = ktrace_events_count(evs);
-	if (ctx->json)
-		fputs("[", ctx->out);
+	if (ctx->json) {
+		j = kt_json(ctx);
+		if (!j) {
+			ret = kt_error(ctx, KT_FAIL, "out of memory");
+			goto out;
+		}
+		ktrace_json_array_begin(j);
+	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
 
 		if (kind >= 0 && (int)e->kind != kind)
 			continue;
 		if (ctx->json) {
-			fputs(shown ? ",\n" : "\n", ctx->out);
-			print_json_event(ctx->out, e, fmt);
+			print_json_event(j, e, fmt);
 		} else {
 			print_text_event(ctx->out, e, fields, fmt);
 		}
 		shown++;
 	}
-	if (ctx->json)
-		fputs("\n]\n", ctx->out);
 	if (!shown && kind >= 0)
 		ret = kt_error(ctx, KT_FAIL, "no %s event matches",
 			       ktrace_kind_name(kind));
+	else if (j)
+		ktrace_json_array_end(j);
 out:
 	ktrace_events_free(evs);
 	free(hits);

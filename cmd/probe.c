@@ -144,19 +144,20 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 }
 
 static void print_added(struct kt_ctx *ctx, struct ktrace_probe *p,
-			bool dry, bool first)
+			bool dry)
 {
 	const char *g = ktrace_probe_group(p), *e = ktrace_probe_event(p);
 
 	if (ctx->json) {
-		fputs(first ? "\n{\"group\": " : ",\n{\"group\": ", ctx->out);
-		kt_json_str(ctx->out, g);
-		fputs(", \"event\": ", ctx->out);
-		kt_json_str(ctx->out, e);
-		fprintf(ctx->out, ", \"kind\": \"%s\", \"definition\": ",
-			ktrace_kind_name(ktrace_probe_kind(p)));
-		kt_json_str(ctx->out, ktrace_probe_definition(p));
-		fprintf(ctx->out, ", \"created\": %s}", dry ? "false" : "true");
+		struct ktrace_json *j = ctx->jw;
+
+		ktrace_json_object_begin(j);
+		kt_jstr(j, "group", g);
+		kt_jstr(j, "event", e);
+		kt_jstr(j, "kind", ktrace_kind_name(ktrace_probe_kind(p)));
+		kt_jstr(j, "definition", ktrace_probe_definition(p));
+		kt_jbool(j, "created", !dry);
+		ktrace_json_object_end(j);
 		return;
 	}
 	if (dry) {
@@ -266,10 +267,6 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 			goto undo;
 		}
 	}
-	for (int i = 0; i < n; i++)
-		if (ktrace_probe_warning(made[i]))
-			fprintf(ctx->err, "ktrace probe: note: %s\n",
-				ktrace_probe_warning(made[i]));
 	for (int i = 0; i < n; i++) {
 		struct ktrace_err err = { .pos = -1 };
 
@@ -281,12 +278,22 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		}
 		nmade = i + 1;
 	}
-	if (ctx->json)
-		fputs("[", ctx->out);
+	/* Notes once everything is made: an error stays one line. */
 	for (int i = 0; i < n; i++)
-		print_added(ctx, made[i], dry, i == 0);
+		if (ktrace_probe_warning(made[i]))
+			fprintf(ctx->err, "ktrace probe: note: %s\n",
+				ktrace_probe_warning(made[i]));
 	if (ctx->json) {
-		fputs("\n]\n", ctx->out);
+		if (!kt_json(ctx)) {
+			ret = kt_error(ctx, KT_FAIL, "out of memory");
+			goto undo;
+		}
+		ktrace_json_array_begin(ctx->jw);
+	}
+	for (int i = 0; i < n; i++)
+		print_added(ctx, made[i], dry);
+	if (ctx->json) {
+		ktrace_json_array_end(ctx->jw);
 	} else if (!dry) {
 		fprintf(ctx->out, "\nYou can now use it in all ktrace tools, e.g.:\n\n\tktrace record -e %s:%s -- COMMAND\n\tktrace enable %s:%s\n\tktrace probe del %s:%s\n",
 			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]),
@@ -380,8 +387,14 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 				strerror(errno));
 	}
 	n = ktrace_events_count(evs);
-	if (ctx->json)
-		fputs("[", ctx->out);
+	if (ctx->json) {
+		if (!kt_json(ctx)) {
+			ktrace_events_free(evs);
+			free(hits);
+			return kt_error(ctx, KT_FAIL, "out of memory");
+		}
+		ktrace_json_array_begin(ctx->jw);
+	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
 		const char *args;
@@ -394,20 +407,16 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 				hits[g]++;
 		split_def(e->definition, &loc, &args);
 		if (ctx->json) {
-			fputs(shown ? ",\n{\"kind\": " : "\n{\"kind\": ",
-			      ctx->out);
-			kt_json_str(ctx->out, ktrace_kind_name(e->kind));
-			fputs(", \"group\": ", ctx->out);
-			kt_json_str(ctx->out, e->system);
-			fputs(", \"event\": ", ctx->out);
-			kt_json_str(ctx->out, e->name);
-			fputs(", \"location\": ", ctx->out);
-			kt_json_str(ctx->out, loc);
-			fputs(", \"args\": ", ctx->out);
-			kt_json_str(ctx->out, args);
-			fputs(", \"definition\": ", ctx->out);
-			kt_json_str(ctx->out, e->definition);
-			fputs("}", ctx->out);
+			struct ktrace_json *j = ctx->jw;
+
+			ktrace_json_object_begin(j);
+			kt_jstr(j, "kind", ktrace_kind_name(e->kind));
+			kt_jstr(j, "group", e->system);
+			kt_jstr(j, "event", e->name);
+			kt_jstr(j, "location", loc);
+			kt_jstr(j, "args", args);
+			kt_jstr(j, "definition", e->definition);
+			ktrace_json_object_end(j);
 		} else {
 			fprintf(ctx->out, "%-10s %s:%s  %s%s%s\n",
 				ktrace_kind_name(e->kind), e->system, e->name,
@@ -416,15 +425,16 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 		free(loc);
 		shown++;
 	}
-	if (ctx->json)
-		fputs(shown ? "\n]\n" : "]\n", ctx->out);
 	for (int g = 0; g < argc; g++) {
 		if (!hits[g]) {
+			/* under --json: the last element of the array */
 			ret = kt_error(ctx, KT_FAIL, "no probe matches '%s'",
 				       argv[g]);
 			break;
 		}
 	}
+	if (ctx->json && ret == KT_OK)
+		ktrace_json_array_end(ctx->jw);
 	ktrace_events_free(evs);
 	free(hits);
 	return ret;
@@ -434,10 +444,8 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_events *evs;
 	unsigned int *hits;
-	char *fbuf = NULL;
-	size_t flen = 0;
-	FILE *failed = NULL;
-	int opt, n, deleted = 0, nfailed = 0, ret = KT_OK;
+	struct { int ev; const char *why; } *failed = NULL;
+	int opt, n, nfailed = 0, ret = KT_OK;
 
 	opt = parse_list_opts(ctx, &argc, &argv);
 	if (opt >= 0)
@@ -476,9 +484,15 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
+	failed = calloc(n > 0 ? n : 1, sizeof(*failed));
+	if (!failed || (ctx->json && !kt_json(ctx))) {
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+		goto out;
+	}
 	if (ctx->json) {
-		failed = open_memstream(&fbuf, &flen);
-		fputs("{\"deleted\": [", ctx->out);
+		ktrace_json_object_begin(ctx->jw);
+		ktrace_json_key(ctx->jw, "deleted");
+		ktrace_json_array_begin(ctx->jw);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
@@ -495,33 +509,46 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 			/* Under --json the failures follow the array. */
 			fprintf(ctx->err, "ktrace probe: cannot delete %s:%s: %s\n",
 				e->system, e->name, why);
-			if (failed)
-				fprintf(failed, "%s{\"event\": \"%s:%s\", \"error\": \"%s\"}",
-					nfailed ? ", " : "", e->system,
-					e->name, why);
+			failed[nfailed].ev = i;
+			failed[nfailed].why = why;
 			nfailed++;
 			ret = KT_FAIL;
 			continue;
 		}
 		if (ctx->json) {
-			fputs(deleted ? ", " : "", ctx->out);
-			fprintf(ctx->out, "\"%s:%s\"", e->system, e->name);
+			char name[256];
+
+			snprintf(name, sizeof(name), "%s:%s", e->system,
+				 e->name);
+			ktrace_json_string(ctx->jw, name);
 		} else {
 			fprintf(ctx->out, "Removed event: %s:%s\n", e->system,
 				e->name);
 		}
-		deleted++;
 	}
 	if (ctx->json) {
-		fclose(failed);
-		failed = NULL;
-		fprintf(ctx->out, "], \"failed\": [%s]}\n",
-			fbuf ? fbuf : "");
+		struct ktrace_json *j = ctx->jw;
+
+		ktrace_json_array_end(j);
+		ktrace_json_key(j, "failed");
+		ktrace_json_array_begin(j);
+		for (int f = 0; f < nfailed; f++) {
+			const struct ktrace_event *e =
+				ktrace_events_get(evs, failed[f].ev);
+			char name[256];
+
+			snprintf(name, sizeof(name), "%s:%s", e->system,
+				 e->name);
+			ktrace_json_object_begin(j);
+			kt_jstr(j, "event", name);
+			kt_jstr(j, "error", failed[f].why);
+			ktrace_json_object_end(j);
+		}
+		ktrace_json_array_end(j);
+		ktrace_json_object_end(j);
 	}
 out:
-	if (failed)
-		fclose(failed);
-	free(fbuf);
+	free(failed);
 	ktrace_events_free(evs);
 	free(hits);
 	return ret;

@@ -71,9 +71,20 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 	FILE *f = run->ctx->out;
 
 	if (run->json) {
-		fprintf(f, "{\"index\": %llu, \"type\": %u, \"name\": \"PERF_RECORD_%s\", \"misc\": %u, \"size\": %u, \"time\": %llu}\n",
-			run->n, type, rec_type_name(type), misc, size,
-			(unsigned long long)time);
+		struct ktrace_json *j = run->ctx->jw;
+		char name[64];
+
+		/* one document per line, as the decoded records */
+		snprintf(name, sizeof(name), "PERF_RECORD_%s",
+			 rec_type_name(type));
+		ktrace_json_object_begin(j);
+		kt_juint(j, "index", run->n);
+		kt_juint(j, "type", type);
+		kt_jstr(j, "name", name);
+		kt_juint(j, "misc", misc);
+		kt_juint(j, "size", size);
+		kt_juint(j, "time", time);
+		ktrace_json_object_end(j);
 	} else {
 		fprintf(f, "%llu %llu.%09llu [0x%x]: PERF_RECORD_%s misc 0x%x size %u\n",
 			run->n, (unsigned long long)(time / 1000000000ull),
@@ -94,24 +105,20 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 static void print_header(struct kt_ctx *ctx, struct ktrace_record *rec)
 {
 	static const char *const keys[] = { "command", "kernel", "ktrace" };
+	struct ktrace_json *j = ctx->json ? kt_json(ctx) : NULL;
 	const char *v;
 
+	if (j)
+		ktrace_json_object_begin(j);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		v = ktrace_record_meta(rec, keys[i]);
-		if (ctx->json) {
-			fputs(i ? ", " : "{", ctx->out);
-			kt_json_str(ctx->out, keys[i]);
-			fputs(": ", ctx->out);
-			if (v)
-				kt_json_str(ctx->out, v);
-			else
-				fputs("null", ctx->out);
-		} else if (v) {
+		if (j)
+			kt_jstr(j, keys[i], v);
+		else if (v)
 			fprintf(ctx->out, "# %s: %s\n", keys[i], v);
-		}
 	}
-	if (ctx->json)
-		fputs("}\n", ctx->out);
+	if (j)
+		ktrace_json_object_end(j);
 }
 
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
@@ -159,6 +166,10 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		return ret;
 	}
 	run.json = ctx->json;
+	if (run.json && !kt_json(ctx)) {
+		ktrace_record_free(run.rec);
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	}
 	if (header) {
 		print_header(ctx, run.rec);
 		ktrace_record_free(run.rec);

@@ -74,10 +74,14 @@ int cmd_reset(struct kt_ctx *ctx, int argc, char **argv)
 		removed = true;
 	}
 	if (ctx->json) {
-		fputs("{\"reset\": ", ctx->out);
-		kt_json_str(ctx->out, iname);
-		fprintf(ctx->out, ", \"removed\": %s}\n",
-			removed ? "true" : "false");
+		struct ktrace_json *j = kt_json(ctx);
+
+		if (j) {
+			ktrace_json_object_begin(j);
+			kt_jstr(j, "reset", iname);
+			kt_jbool(j, "removed", removed);
+			ktrace_json_object_end(j);
+		}
 	} else {
 		fprintf(ctx->out, "reset %s%s%s\n",
 			iname ? "instance " : "the top instance",

@@ -13,11 +13,13 @@ static const char show_usage[] =
 	"every named instance.\n"
 	"\n"
 	"  -B, --instance NAME  only instance NAME\n"
+	"  -a, --all            every instance (the default)\n"
 	"  -j, --json           as JSON\n"
 	"  -h, --help           this help\n";
 
 static const struct option show_opts[] = {
 	{ "instance", required_argument, NULL, 'B' },
+	{ "all", no_argument, NULL, 'a' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -40,34 +42,36 @@ static void show_text(FILE *f, const struct ktrace_inst_state *st)
 	}
 }
 
-static void show_json(FILE *f, const struct ktrace_inst_state *st)
+static void show_json(struct ktrace_json *j,
+		      const struct ktrace_inst_state *st)
 {
-	fputs("{\"instance\": ", f);
-	kt_json_str(f, st->name);
-	fprintf(f, ", \"owned\": %s, \"tracing_on\": %s, \"buffer_size_kb\": %ld, \"enabled\": [",
-		st->owned ? "true" : "false", st->tracing_on ? "true" : "false",
-		st->buffer_size_kb);
-	for (char **e = st->enabled; *e; e++) {
-		if (e != st->enabled)
-			fputs(", ", f);
-		kt_json_str(f, *e);
-	}
-	fputs("], \"filters\": [", f);
+	ktrace_json_object_begin(j);
+	kt_jstr(j, "instance", st->name);
+	kt_jbool(j, "owned", st->owned);
+	kt_jbool(j, "tracing_on", st->tracing_on);
+	kt_jint(j, "buffer_size_kb", st->buffer_size_kb);
+	ktrace_json_key(j, "enabled");
+	ktrace_json_array_begin(j);
+	for (char **e = st->enabled; *e; e++)
+		ktrace_json_string(j, *e);
+	ktrace_json_array_end(j);
+	ktrace_json_key(j, "filters");
+	ktrace_json_array_begin(j);
 	for (char **e = st->filters; *e; e++) {
 		char *tab = strchr(*e, '\t');
 
 		*tab = '\0';
-		fputs(e != st->filters ? ", {\"event\": " : "{\"event\": ", f);
-		kt_json_str(f, *e);
-		fputs(", \"filter\": ", f);
-		kt_json_str(f, tab + 1);
-		fputs("}", f);
+		ktrace_json_object_begin(j);
+		kt_jstr(j, "event", *e);
+		kt_jstr(j, "filter", tab + 1);
+		ktrace_json_object_end(j);
 		*tab = '\t';
 	}
-	fputs("]}", f);
+	ktrace_json_array_end(j);
+	ktrace_json_object_end(j);
 }
 
-static int show_one(struct kt_ctx *ctx, const char *name, bool first)
+static int show_one(struct kt_ctx *ctx, const char *name)
 {
 	struct ktrace_inst_state st;
 	struct ktrace_inst *inst;
@@ -84,8 +88,7 @@ static int show_one(struct kt_ctx *ctx, const char *name, bool first)
 				name ? name : "top", strerror(-ret));
 	}
 	if (ctx->json) {
-		fputs(first ? "\n" : ",\n", ctx->out);
-		show_json(ctx->out, &st);
+		show_json(ctx->jw, &st);
 	} else {
 		show_text(ctx->out, &st);
 	}
@@ -100,11 +103,14 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 	char **names = NULL;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+B:jh", show_opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+B:ajh", show_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'B':
 			iname = optarg;
+			break;
+		case 'a':
+			iname = NULL;
 			break;
 		case 'j':
 			ctx->json = true;
@@ -124,18 +130,22 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 		return KT_USAGE;
 	if (!kt_tfs(ctx))
 		return KT_FAIL;
-	if (ctx->json)
-		fputs("[", ctx->out);
+	if (ctx->json) {
+		if (!kt_json(ctx))
+			return kt_error(ctx, KT_FAIL, "out of memory");
+		ktrace_json_array_begin(ctx->jw);
+	}
 	if (iname) {
-		ret = show_one(ctx, iname, true);
+		ret = show_one(ctx, iname);
 	} else {
-		ret = show_one(ctx, NULL, true);
+		ret = show_one(ctx, NULL);
 		names = ktrace_inst_list(ctx->tfs);
 		for (char **n = names; !ret && n && *n; n++)
-			ret = show_one(ctx, *n, false);
+			ret = show_one(ctx, *n);
 		ktrace_strv_free(names);
 	}
-	if (ctx->json)
-		fputs("\n]\n", ctx->out);
+	/* after an error the writer has closed the array already */
+	if (ctx->json && !ret)
+		ktrace_json_array_end(ctx->jw);
 	return ret;
 }

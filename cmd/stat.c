@@ -65,8 +65,16 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 	bool interval = prev != NULL;
 
 	if (ctx->json) {
-		fprintf(ctx->out, "{%s%.6f, \"counters\": [",
-			interval ? "\"time\": " : "\"elapsed\": ", at);
+		struct ktrace_json *j = kt_json(ctx);
+
+		if (!j)
+			return;
+		/* one document per interval (one line each), as perf does */
+		ktrace_json_object_begin(j);
+		ktrace_json_key(j, interval ? "time" : "elapsed");
+		ktrace_json_double(j, at);
+		ktrace_json_key(j, "counters");
+		ktrace_json_array_begin(j);
 		for (int i = 0; i < n; i++) {
 			uint64_t v, en, run;
 			int r = ktrace_stat_read(st, i, &v, &en, &run);
@@ -78,17 +86,22 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 				v = d;
 			}
 
-			fputs(i ? ", {\"event\": " : "{\"event\": ", ctx->out);
-			kt_json_str(ctx->out, ktrace_stat_name(st, i));
-			if (r)
-				fprintf(ctx->out, ", \"count\": null, \"supported\": false}");
-			else
-				fprintf(ctx->out, ", \"count\": %llu, \"supported\": true, \"enabled_ns\": %llu, \"running_ns\": %llu}",
-					(unsigned long long)v,
-					(unsigned long long)en,
-					(unsigned long long)run);
+			ktrace_json_object_begin(j);
+			kt_jstr(j, "event", ktrace_stat_name(st, i));
+			if (r) {
+				ktrace_json_key(j, "count");
+				ktrace_json_null(j);
+				kt_jbool(j, "supported", false);
+			} else {
+				kt_juint(j, "count", v);
+				kt_jbool(j, "supported", true);
+				kt_juint(j, "enabled_ns", en);
+				kt_juint(j, "running_ns", run);
+			}
+			ktrace_json_object_end(j);
 		}
-		fputs("]}\n", ctx->out);
+		ktrace_json_array_end(j);
+		ktrace_json_object_end(j);
 		fflush(ctx->out);
 		return;
 	}

@@ -45,6 +45,37 @@ void ktrace_err_clear(struct ktrace_err *err);
 int ktrace_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* ------------------------------------------------------------------- JSON */
+
+/*
+ * The JSON writer behind every --json output of ktrace. It writes to a
+ * stream the caller owns and keeps track of nesting: separators are never
+ * written by hand. A top-level array has one element per line; everything
+ * else is on one line. Strings are escaped once, in one place: control
+ * characters escaped, UTF-8 kept, other bytes as \u00XX.
+ * ktrace_json_free() closes whatever is still open and frees the writer
+ * (not the stream); it returns -EIO if the stream had an error.
+ */
+struct ktrace_json;
+
+struct ktrace_json *ktrace_json_alloc(FILE *f);
+int ktrace_json_free(struct ktrace_json *j);
+void ktrace_json_object_begin(struct ktrace_json *j);
+void ktrace_json_object_end(struct ktrace_json *j);
+void ktrace_json_array_begin(struct ktrace_json *j);
+void ktrace_json_array_end(struct ktrace_json *j);
+/* The key of the next value; only inside an object. */
+void ktrace_json_key(struct ktrace_json *j, const char *key);
+void ktrace_json_string(struct ktrace_json *j, const char *s); /* NULL: null */
+void ktrace_json_int(struct ktrace_json *j, long long v);
+void ktrace_json_uint(struct ktrace_json *j, unsigned long long v);
+void ktrace_json_double(struct ktrace_json *j, double v);
+void ktrace_json_bool(struct ktrace_json *j, bool v);
+void ktrace_json_null(struct ktrace_json *j);
+/* Is the innermost open container an object (keys may follow)? */
+bool ktrace_json_in_object(const struct ktrace_json *j);
+void ktrace_json_close_all(struct ktrace_json *j);
+
 /* ---------------------------------------------------------------- tracefs */
 
 struct ktrace_tfs;

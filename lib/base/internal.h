@@ -39,6 +39,15 @@ int kt_write_file(const char *path, const char *buf, size_t len, int flags);
 /* Formatted path join; caller frees. NULL + errno (ENAMETOOLONG). */
 char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The one JSON string escaper: at most n bytes of s (it stops at a NUL),
+ * quoted, handed to sink in pieces. Quotes, backslashes and control
+ * characters are escaped; valid UTF-8 is kept; a byte that is not UTF-8
+ * becomes \u00XX (its Latin-1 code point), so the output is always valid.
+ */
+typedef void (*kt_json_sink_fn)(void *ctx, const char *p, size_t n);
+void kt_json_escape(const char *s, size_t n, kt_json_sink_fn sink, void *ctx);
+
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);
 

@@ -11,25 +11,14 @@
 #include "base/internal.h"
 #include "record/record.h"
 
+static void seq_sink(void *ctx, const char *p, size_t n)
+{
+	trace_seq_printf(ctx, "%.*s", (int)n, p);
+}
+
 void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	trace_seq_putc(q, '"');
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\') {
-			trace_seq_putc(q, '\\');
-			trace_seq_putc(q, c);
-		} else if (c < 0x20 || c == 0x7f) {
-			trace_seq_printf(q, "\\u00%c%c", hex[c >> 4],
-					 hex[c & 15]);
-		} else {
-			trace_seq_putc(q, c);
-		}
-	}
-	trace_seq_putc(q, '"');
+	kt_json_escape(s, n, seq_sink, q);
 }
 
 static long long read_num(struct tep_handle *tep, const unsigned char *p,
