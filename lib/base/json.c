@@ -96,7 +96,6 @@ struct ktrace_json {
 	char kind[JSON_MAX_DEPTH];	/* '{' or '[' */
 	int count[JSON_MAX_DEPTH];	/* values written at each level */
 	bool key;			/* a key waits for its value */
-	bool wrote;			/* anything at all */
 };
 
 struct ktrace_json *ktrace_json_alloc(FILE *f)
@@ -143,10 +142,8 @@ static void before_value(struct ktrace_json *j)
 		j->key = false;
 		return;
 	}
-	if (d == 0) {
-		if (j->wrote)
-			putc('\n', j->f);	/* a new document */
-	} else if (j->kind[d - 1] == '[') {
+	/* at d == 0: a new document; the last one ended its line */
+	if (d > 0 && j->kind[d - 1] == '[') {
 		if (d == 1)
 			fputs(j->count[0] ? ",\n" : "\n", j->f);
 		else if (j->count[d - 1])
@@ -154,7 +151,6 @@ static void before_value(struct ktrace_json *j)
 	}
 	if (d > 0)
 		j->count[d - 1]++;
-	j->wrote = true;
 }
 
 static void open_c(struct ktrace_json *j, char kind)
