@@ -663,7 +663,7 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 		nr_cpus = 1;
 	} else if (!cpus || nr_cpus <= 0) {
 		nr_cpus = kt_online_cpus(&online);
-		if (nr_cpus <= 0) {
+		if (nr_cpus <= 0 || !online) {
 			free(online);
 			errno = nr_cpus < 0 ? -nr_cpus : ENODEV;
 			return NULL;
@@ -710,13 +710,11 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 			}
 			c->fds[e * nr_cpus + ci] = fd;
 		}
+		/* unsupported here: close what this event opened before */
 		if (c->status[e])
-			for (ci = 0; ci < nr_cpus; ci++) {
-				int *fd = &c->fds[e * nr_cpus + ci];
-
-				if (*fd >= 0)
-					close(*fd);
-				*fd = -1;
+			for (int k = 0; k < ci; k++) {
+				close(c->fds[e * nr_cpus + k]);
+				c->fds[e * nr_cpus + k] = -1;
 			}
 	}
 	free(online);

@@ -311,6 +311,9 @@ static char *default_event(const struct ktrace_probe *p)
 	if (p->func) {
 		base = p->func;
 		n = var_name(base);
+	} else if (!p->file) {
+		errno = EINVAL;
+		return NULL;
 	} else {
 		base = strrchr(p->file, '/');
 		base = base ? base + 1 : p->file;
@@ -348,10 +351,14 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 	const char *s = spec;
 	int ret = 0, tok = 0;
 
+	if (!spec) {
+		errno = EINVAL;
+		return NULL;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->spec = strdup(spec ? spec : "");
+	p->spec = strdup(spec);
 	if (!p->spec) {
 		ret = -ENOMEM;
 		goto fail;

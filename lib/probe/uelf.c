@@ -309,6 +309,10 @@ struct uresolve *uresolve_open(const char *binary, struct ktrace_err *err)
 	ur->fd = -1;
 	ur->dw_fd = -1;
 	ret = uresolve_find_binary(binary, &ur->path, err);
+	if (!ret && !ur->path) {
+		ktrace_err_set(err, ENOENT, "no binary found");
+		ret = -ENOENT;
+	}
 	if (ret)
 		goto fail;
 	elf_version(EV_CURRENT);

@@ -564,7 +564,8 @@ int ktrace_inst_state_read(struct ktrace_inst *inst,
 		return ret;
 	while (st->filters && st->filters[nf])
 		nf++;
-	qsort(st->filters, nf, sizeof(char *), strv_cmp);
+	if (nf)
+		qsort(st->filters, nf, sizeof(char *), strv_cmp);
 	return 0;
 }
 
