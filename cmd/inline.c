@@ -166,6 +166,10 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 		free(spec);
 		in->nr_probes++;
 	}
+	/* Probes of a ktrace killed with SIGKILL go before new ones come
+	 * (the only commands that sweep are those that create probes). */
+	if (in->nr_probes)
+		ktrace_probe_cleanup_stale(ctx->tfs);
 	for (int i = 0; i < n; i++) {
 		if (!in->probes[i])
 			continue;

@@ -157,9 +157,6 @@ struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
 	if (ctx->tfs)
 		return ctx->tfs;
 	ctx->tfs = ktrace_tfs_open(ctx->tracefs);
-	/* Probes of a ktrace that was killed (SIGKILL) go at the next start. */
-	if (ctx->tfs)
-		ktrace_probe_cleanup_stale(ctx->tfs);
 	if (!ctx->tfs) {
 		if (ctx->tracefs || getenv("KTRACE_TRACEFS"))
 			kt_error(ctx, KT_FAIL, "no tracefs tree at '%s': %s",

@@ -236,6 +236,10 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_FAIL;
 		goto out;
 	}
+	/* Probes of a ktrace killed with SIGKILL go before new ones come
+	 * (a dry run writes nothing). */
+	if (!dry)
+		ktrace_probe_cleanup_stale(ctx->tfs);
 	made = calloc(n > 0 ? (size_t)n : 1, sizeof(*made));
 	res = ktrace_resolver_alloc(ctx->tfs);
 	if (!made || !res) {

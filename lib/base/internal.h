@@ -51,6 +51,24 @@ void kt_json_escape(const char *s, size_t n, kt_json_sink_fn sink, void *ctx);
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);
 
+/*
+ * The dynamic events of the tree (kprobes, uprobes, synthetic...) from
+ * dynamic_events, with uprobe_events settling "p:"/"r:". kt_dyn_load()
+ * fills ds (free with kt_dyn_free(), also after a failure); 0 or -errno.
+ */
+struct kt_dyn_def {
+	char *system, *name, *line;
+	enum ktrace_kind kind;
+};
+
+struct kt_dyn_set {
+	struct kt_dyn_def *v;
+	int n;
+};
+
+int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds);
+void kt_dyn_free(struct kt_dyn_set *ds);
+
 /* Tracefs "events" listing helpers shared by events.c and inst.c. */
 int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
 			const char *ev, const char *file, const char *val);

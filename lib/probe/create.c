@@ -238,25 +238,32 @@ static int owner_pid(const char *group)
 
 int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
 {
-	struct ktrace_events *evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
-	int removed = 0;
+	struct kt_dyn_set ds;
+	int removed = 0, ret;
 
-	if (!evs)
-		return -errno;
-	for (int i = 0; i < ktrace_events_count(evs); i++) {
-		const struct ktrace_event *e = ktrace_events_get(evs, i);
-		int pid = owner_pid(e->system);
+	/* dynamic_events alone says which probes exist: no directory walk */
+	ret = kt_dyn_load(tfs, &ds);
+	if (ret) {
+		kt_dyn_free(&ds);
+		return ret;
+	}
+	for (int i = 0; i < ds.n; i++) {
+		const struct kt_dyn_def *d = &ds.v[i];
+		int pid = owner_pid(d->system);
 		char proc[32];
 
-		if (!pid || e->kind == KTRACE_KIND_TRACEPOINT)
+		if (!pid || (d->kind != KTRACE_KIND_KPROBE &&
+			     d->kind != KTRACE_KIND_KRETPROBE &&
+			     d->kind != KTRACE_KIND_UPROBE &&
+			     d->kind != KTRACE_KIND_URETPROBE))
 			continue;
 		snprintf(proc, sizeof(proc), "/proc/%d", pid);
 		if (access(proc, F_OK) == 0)
 			continue;	/* its owner still runs */
-		kt_event_file_write_top(tfs, e->system, e->name, "enable", "0");
-		if (!ktrace_probe_destroy(tfs, e->system, e->name))
+		kt_event_file_write_top(tfs, d->system, d->name, "enable", "0");
+		if (!ktrace_probe_destroy(tfs, d->system, d->name))
 			removed++;
 	}
-	ktrace_events_free(evs);
+	kt_dyn_free(&ds);
 	return removed;
 }

@@ -27,16 +27,6 @@ struct ktrace_events {
 };
 
 /* One line of dynamic_events: "p:grp/ev ..." */
-struct dyn_def {
-	char *system, *name, *line;
-	enum ktrace_kind kind;
-};
-
-struct dyn_set {
-	struct dyn_def *v;
-	int n;
-};
-
 static const char *const kind_names[] = {
 	[KTRACE_KIND_TRACEPOINT] = "tracepoint",
 	[KTRACE_KIND_KPROBE] = "kprobe",
@@ -56,7 +46,7 @@ const char *ktrace_kind_name(enum ktrace_kind kind)
 	return kind_names[kind];
 }
 
-static void dyn_set_free(struct dyn_set *ds)
+void kt_dyn_free(struct kt_dyn_set *ds)
 {
 	for (int i = 0; i < ds->n; i++) {
 		free(ds->v[i].system);
@@ -64,6 +54,8 @@ static void dyn_set_free(struct dyn_set *ds)
 		free(ds->v[i].line);
 	}
 	free(ds->v);
+	ds->v = NULL;
+	ds->n = 0;
 }
 
 /*
@@ -71,7 +63,7 @@ static void dyn_set_free(struct dyn_set *ds)
  * uprobe_events, which settles the kprobe/uprobe ambiguity of "p:" and "r:"
  * (the two share their prefix in dynamic_events).
  */
-static int dyn_parse(struct dyn_set *ds, char *buf, bool uprobe_lines)
+static int dyn_parse(struct kt_dyn_set *ds, char *buf, bool uprobe_lines)
 {
 	char *save = NULL, *line;
 
@@ -79,7 +71,7 @@ static int dyn_parse(struct dyn_set *ds, char *buf, bool uprobe_lines)
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':'), *slash, *end;
 		enum ktrace_kind kind;
-		struct dyn_def *d, *nv;
+		struct kt_dyn_def *d, *nv;
 
 		if (!colon || colon == line)
 			continue;
@@ -131,9 +123,9 @@ static int dyn_parse(struct dyn_set *ds, char *buf, bool uprobe_lines)
 }
 
 /* Every dynamic event defined in the tree, with its kind. */
-static int dyn_load(struct ktrace_tfs *tfs, struct dyn_set *ds)
+int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds)
 {
-	struct dyn_set up = { 0 };
+	struct kt_dyn_set up = { 0 };
 	char *buf;
 	int ret = 0;
 
@@ -166,7 +158,7 @@ static int dyn_load(struct ktrace_tfs *tfs, struct dyn_set *ds)
 			}
 		}
 		if (!found) {
-			struct dyn_def *nv = realloc(ds->v, (ds->n + 1) *
+			struct kt_dyn_def *nv = realloc(ds->v, (ds->n + 1) *
 							    sizeof(*nv));
 
 			if (!nv) {
@@ -179,11 +171,11 @@ static int dyn_load(struct ktrace_tfs *tfs, struct dyn_set *ds)
 		}
 	}
 out:
-	dyn_set_free(&up);
+	kt_dyn_free(&up);
 	return ret;
 }
 
-static const struct dyn_def *dyn_find(const struct dyn_set *ds,
+static const struct kt_dyn_def *dyn_find(const struct kt_dyn_set *ds,
 				      const char *sys, const char *name)
 {
 	for (int i = 0; i < ds->n; i++)
@@ -194,7 +186,7 @@ static const struct dyn_def *dyn_find(const struct dyn_set *ds,
 }
 
 static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
-		  const struct dyn_def *def)
+		  const struct kt_dyn_def *def)
 {
 	struct ev_entry *e;
 
@@ -239,7 +231,7 @@ static bool is_dir_entry(const struct dirent *d)
 
 static int scan_system(struct ktrace_events *evs, const char *evdir,
 		       const char *sys, const char *const *globs, int nglobs,
-		       unsigned int *hits, const struct dyn_set *ds)
+		       unsigned int *hits, const struct kt_dyn_set *ds)
 {
 	char *p = kt_path("%s/%s", evdir, sys);
 	struct dirent *d;
@@ -317,12 +309,55 @@ out:
 	return ret;
 }
 
+/*
+ * The fast path: available_events names every event that can be enabled
+ * ("system:event" per line, ftrace's internal ones left out), so a listing
+ * needs one read, not a directory walk. 1: done, 0: no such file, -errno.
+ */
+static int read_available(struct ktrace_events *evs, const char *const *globs,
+			  int nglobs, unsigned int *hits,
+			  const struct kt_dyn_set *ds)
+{
+	char *buf = kt_read_at(evs->tfs->dir, "available_events", NULL);
+	char *line, *save = NULL;
+	int ret = 1;
+
+	if (!buf)
+		return errno == ENOENT ? 0 : -errno;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *ev = strchr(line, ':');
+		bool match = nglobs == 0;
+
+		if (!ev)
+			continue;
+		*ev++ = '\0';
+		if (ktrace_name_check(line) || ktrace_name_check(ev))
+			continue;
+		for (int i = 0; i < nglobs; i++) {
+			if (ktrace_glob_match(globs[i], line, ev)) {
+				match = true;
+				if (hits)
+					hits[i]++;
+			}
+		}
+		if (!match)
+			continue;
+		if (ev_add(evs, line, ev, dyn_find(ds, line, ev))) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
 struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 					  const char *const *globs, int nglobs,
 					  unsigned int *hits)
 {
 	struct ktrace_events *evs;
-	struct dyn_set ds;
+	struct kt_dyn_set ds;
 	struct dirent *d;
 	char *evdir;
 	DIR *dir;
@@ -340,32 +375,39 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 	if (!evs)
 		return NULL;
 	evs->tfs = tfs;
-	ret = dyn_load(tfs, &ds);
+	ret = kt_dyn_load(tfs, &ds);
 	if (ret) {
-		dyn_set_free(&ds);
+		kt_dyn_free(&ds);
 		free(evs);
 		errno = -ret;
 		return NULL;
 	}
-	evdir = kt_path("%s/events", tfs->dir);
-	dir = evdir ? opendir(evdir) : NULL;
-	if (!dir) {
-		ret = -errno;
+	evdir = NULL;
+	ret = read_available(evs, globs, nglobs, hits, &ds);
+	if (ret < 0)
 		goto fail;
-	}
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.' || !is_dir_entry(d))
-			continue;
-		ret = scan_system(evs, evdir, d->d_name, globs, nglobs, hits,
-				  &ds);
+	if (ret == 0) {
+		/* no available_events (an old or partial tree): walk it */
+		evdir = kt_path("%s/events", tfs->dir);
+		dir = evdir ? opendir(evdir) : NULL;
+		if (!dir) {
+			ret = -errno;
+			goto fail;
+		}
+		while ((d = readdir(dir))) {
+			if (d->d_name[0] == '.' || !is_dir_entry(d))
+				continue;
+			ret = scan_system(evs, evdir, d->d_name, globs, nglobs,
+					  hits, &ds);
+			if (ret)
+				break;
+		}
+		closedir(dir);
 		if (ret)
-			break;
+			goto fail;
 	}
-	closedir(dir);
-	if (ret)
-		goto fail;
 	free(evdir);
-	dyn_set_free(&ds);
+	kt_dyn_free(&ds);
 	if (evs->n)
 		qsort(evs->v, evs->n, sizeof(*evs->v), ev_cmp);
 	for (int i = 0; i < evs->n; i++) {
@@ -378,7 +420,7 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 	return evs;
 fail:
 	free(evdir);
-	dyn_set_free(&ds);
+	kt_dyn_free(&ds);
 	ktrace_events_free(evs);
 	errno = -ret;
 	return NULL;

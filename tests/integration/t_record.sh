@@ -207,8 +207,14 @@ t_record_sigkill_group_removed_at_next_start() {
 	kill -KILL $kp
 	wait $kp 2>/dev/null
 	group_left $kp || fail "SIGKILL: the group went away by itself?" || return 1
+	# listing touches nothing: only commands that create probes sweep
 	$KTRACE list >/dev/null || fail "list failed" || return 1
-	group_left $kp && fail "ktrace list did not remove the stale group ktrace_$kp" && return 1
+	$KTRACE show >/dev/null || fail "show failed" || return 1
+	$KTRACE probe add --dry-run -x $PROBED hot >/dev/null || fail "dry run failed" || return 1
+	group_left $kp || fail "list/show/dry-run removed ktrace_$kp" || return 1
+	$KTRACE record -e "uprobe:$PROBED:hot" -- $PROBED 1 >/dev/null 2>&1 ||
+		fail "record with an inline probe failed" || return 1
+	group_left $kp && fail "the next inline probe did not sweep ktrace_$kp" && return 1
 	return 0
 }
 

@@ -252,6 +252,8 @@ if wait_for 20 sigint_ready $p; then
 	wait $p 2>/dev/null
 	expect_match record-sigkill-left "$(cat $T/dynamic_events)" "^p:ktrace_$p/do_sys_openat2 "
 	ktrace list > /dev/null 2>&1
+	expect_match record-sigkill-list-touches-nothing "$(cat $T/dynamic_events)" "^p:ktrace_$p/do_sys_openat2 "
+	ktrace record -e 'kprobe:vfs_read' -- true > /dev/null 2>&1
 	expect_eq record-sigkill-stale-removed "" "$(grep "ktrace_$p/" $T/dynamic_events)"
 	[ -e $T/events/ktrace_$p ] && fail record-sigkill-events-dir-gone "events/ktrace_$p still there" ||
 		pass record-sigkill-events-dir-gone
