@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <tracefs.h>
 
 #include "base/internal.h"
 #include "probe/btf.h"
@@ -44,13 +44,31 @@ static int map_pos(const struct ktrace_probe *p, int dpos)
 static char *defined_line(struct ktrace_tfs *tfs, const char *file,
 			  const char *group, const char *event);
 
+/*
+ * One command to the tree's kprobe_events or uprobe_events, in one
+ * write(2), through the handle's own directory: libtracefs's dynevent
+ * calls only know its process-wide tracing dir. 0 or -errno.
+ */
+static int dyn_write(struct ktrace_tfs *tfs, bool user, const char *line)
+{
+	char *path = kt_path("%s/%s", tfs->dir,
+			     user ? "uprobe_events" : "kprobe_events");
+	int ret;
+
+	if (!path)
+		return -errno;
+	ret = kt_write_file(path, line, strlen(line), O_APPEND);
+	free(path);
+	return ret;
+}
+
 /* Write back a definition read from kprobe_events/uprobe_events. */
-static int restore_replaced(const char *line)
+static int restore_replaced(struct ktrace_tfs *tfs, const char *line)
 {
 	if (!line)
 		return 0;
-	return tracefs_instance_file_append(NULL, "dynamic_events", line) < 0 ?
-	       -(errno ? errno : EIO) : 0;
+	/* "p:"/"r:" are both; uprobe lines name a file ("/path:0x...") */
+	return dyn_write(tfs, strstr(line, " /") != NULL, line);
 }
 
 int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs)
@@ -63,7 +81,7 @@ int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs)
 	if (ret)
 		return ret;
 	p->created = false;
-	ret = restore_replaced(p->replaced);
+	ret = restore_replaced(tfs, p->replaced);
 	free(p->replaced);
 	p->replaced = NULL;
 	return ret;
@@ -83,7 +101,6 @@ static bool event_exists(struct ktrace_tfs *tfs, const char *g, const char *e)
 int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			bool force, struct ktrace_err *err)
 {
-	struct tracefs_dynevent *dev;
 	char *klog, *cmd = NULL, *old = NULL;
 	int ret, pos = -1;
 
@@ -109,26 +126,8 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 				    strerror(-ret));
 		}
 	}
-	if (p->user && p->is_return)
-		dev = tracefs_uretprobe_alloc(p->group, p->event, p->path,
-					      p->file_off, p->fmt);
-	else if (p->user)
-		dev = tracefs_uprobe_alloc(p->group, p->event, p->path,
-					   p->file_off, p->fmt);
-	else if (p->is_return)
-		dev = tracefs_kretprobe_alloc(p->group, p->event, p->location,
-					      p->fmt, 0);
-	else
-		dev = tracefs_kprobe_alloc(p->group, p->event, p->location,
-					   p->fmt);
-	if (!dev) {
-		restore_replaced(old);
-		free(old);
-		return -ENOMEM;
-	}
 	ktrace_errlog_clear(tfs, NULL);
-	ret = tracefs_dynevent_create(dev) < 0 ? -(errno ? errno : EINVAL) : 0;
-	tracefs_dynevent_free(dev);
+	ret = dyn_write(tfs, p->user, p->def);
 	if (!ret) {
 		/* Kept for ktrace_probe_undo(). */
 		free(p->replaced);
@@ -139,7 +138,7 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	klog = ktrace_errlog_read(tfs, NULL, &cmd, &pos);
 	/* --force: the kernel refused the new definition; the old one,
 	 * as the kernel printed it, goes back. */
-	if (old && restore_replaced(old) < 0) {
+	if (old && restore_replaced(tfs, old) < 0) {
 		char *m;
 
 		if (asprintf(&m, "%s (and the previous definition could not be put back: %s)",
@@ -199,28 +198,21 @@ static bool defined_in(struct ktrace_tfs *tfs, const char *file,
 int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 			 const char *event)
 {
-	struct tracefs_dynevent *dev;
-	int ret = 0;
+	char line[160];
+	bool user;
 
 	if (kt_probe_name_check(group) || kt_probe_name_check(event))
 		return -EINVAL;
-	/*
-	 * libtracefs 1.6.4's tracefs_dynevent_get() corrupts memory, so the
-	 * kind is found here and a handle of that kind removes the event.
-	 */
+	/* The kind (which file takes the removal) from the definitions. */
 	if (defined_in(tfs, "uprobe_events", group, event))
-		dev = tracefs_uprobe_alloc(group, event, "/", 0, NULL);
+		user = true;
 	else if (defined_in(tfs, "kprobe_events", group, event))
-		dev = tracefs_kprobe_alloc(group, event, "0", NULL);
+		user = false;
 	else
 		return -ENOENT;
-	if (!dev)
-		return -ENOMEM;
-	errno = 0;
-	if (tracefs_dynevent_destroy(dev, false) < 0)
-		ret = -(errno ? errno : EBUSY);
-	tracefs_dynevent_free(dev);
-	return ret;
+	snprintf(line, sizeof(line), "-:%s/%s", group, event);
+	/* The kernel says EBUSY while the event is enabled or open. */
+	return dyn_write(tfs, user, line);
 }
 
 /* "ktrace_<pid>" -> pid, or 0 when name is not such a group. */

@@ -78,9 +78,16 @@ struct ktrace_inst *ktrace_inst_open(struct ktrace_tfs *tfs, const char *name,
 	if (stat(inst->dir, &st) < 0) {
 		if (errno != ENOENT || !create)
 			goto fail;
-		inst->ti = tracefs_instance_create(name);
-		if (!inst->ti)
+		/* made in this tree, not libtracefs's process-wide one */
+		if (mkdir(inst->dir, 0750) < 0)
 			goto fail;
+		inst->ti = tracefs_instance_alloc(tfs->dir, name);
+		if (!inst->ti) {
+			saved = errno;
+			rmdir(inst->dir);
+			errno = saved;
+			goto fail;
+		}
 		if (mark_owned(tfs, name) < 0) {
 			saved = errno;
 			tracefs_instance_destroy(inst->ti);

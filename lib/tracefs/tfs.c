@@ -89,9 +89,6 @@ struct ktrace_tfs *ktrace_tfs_open(const char *dir)
 	tfs->state_dir = strdup(state && *state ? state : KT_STATE_DEFAULT);
 	if (!tfs->state_dir)
 		goto fail;
-	/* libtracefs resolves instances and files against this directory. */
-	if (tracefs_set_tracing_dir(tfs->dir) < 0)
-		goto fail;
 	return tfs;
 fail:
 	saved = errno;
