@@ -32,6 +32,7 @@ struct printer {
 	struct ktrace_record *rec;
 	long want;	/* stop after this many event records */
 	long seen;
+	int first_tid;	/* the task of the first event record */
 };
 
 /*
@@ -50,8 +51,8 @@ static int print_record(void *ctx, const struct ktrace_sample *s)
 	/* One line like `perf script` (or JSON with true instead of false). */
 	line = ktrace_record_format(p->rec, s, false, &len);
 	printf("%.*s\n", (int)len, line);
-	if (s->type == KTRACE_SAMPLE_EVENT)
-		p->seen++;
+	if (s->type == KTRACE_SAMPLE_EVENT && !p->seen++)
+		p->first_tid = s->tid;
 	return p->seen >= p->want;
 }
 
@@ -195,6 +196,13 @@ int main(int argc, char **argv)
 		ktrace_record_drain(rec, print_record, &p);
 
 	/* Step 3: the totals (lost > 0 means the rings were too small). */
+	if (p.seen) {
+		char comm[16];
+
+		/* names of tasks are kept by the recording; copied out */
+		ktrace_record_comm(rec, p.first_tid, comm, sizeof(comm));
+		printf("first record from %s (tid %d)\n", comm, p.first_tid);
+	}
 	ktrace_record_stats(rec, &st);
 	printf("captured %llu records, printed %ld, lost %llu\n",
 	       (unsigned long long)st.samples, p.seen,

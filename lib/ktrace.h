@@ -366,6 +366,8 @@ void ktrace_record_free(struct ktrace_record *r);
 int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 			    const char *filter, struct ktrace_err *err);
 int ktrace_record_nr_events(const struct ktrace_record *r);
+/* "system:event" of event i, owned by r (valid until ktrace_record_free());
+ * NULL for a bad index. */
 const char *ktrace_record_event_name(const struct ktrace_record *r, int i);
 
 /*
@@ -400,8 +402,10 @@ long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
 const char *ktrace_record_format(struct ktrace_record *r,
 				 const struct ktrace_sample *s, bool json,
 				 size_t *len);
-/* The command name last seen for pid (never NULL). */
-const char *ktrace_record_comm(struct ktrace_record *r, int pid);
+/* The command name last seen for pid, copied into buf (truncated to len,
+ * NUL-terminated). 0, or -EINVAL for len 0. */
+int ktrace_record_comm(struct ktrace_record *r, int pid, char *buf,
+		       size_t len);
 
 /*
  * Write everything recorded from now on into fd (not closed here) as a

@@ -22,8 +22,6 @@ void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm)
 {
 	struct kt_kf_comm *nv;
 
-	if (r->replay)
-		return;
 	nv = realloc(r->icomm, (r->nr_icomm + 1) * sizeof(*nv));
 	if (!nv)
 		return;
@@ -37,9 +35,8 @@ void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm)
 
 void kt_record_free_file(struct ktrace_record *r)
 {
-	if (!r->replay)
-		for (size_t i = 0; i < r->nr_icomm; i++)
-			free((char *)r->icomm[i].comm);
+	for (size_t i = 0; i < r->nr_icomm; i++)
+		free((char *)r->icomm[i].comm);
 	free(r->icomm);
 	r->icomm = NULL;
 	r->nr_icomm = 0;
@@ -193,6 +190,28 @@ static bool fields_sane(struct tep_event *te)
 	return true;
 }
 
+/* A file: comms of older tasks from its table, its own kernel symbols. */
+static int file_comm(struct ktrace_record *r, int pid, char *buf, size_t len)
+{
+	for (size_t i = 0; i < r->nr_icomm; i++) {
+		if ((int)r->icomm[i].tid == pid) {
+			snprintf(buf, len, "%s", r->icomm[i].comm);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static void file_ksyms(struct ktrace_record *r)
+{
+	(void)r;	/* loaded with the file */
+}
+
+const struct kt_record_source kt_record_file_source = {
+	.comm = file_comm,
+	.ksyms = file_ksyms,
+};
+
 struct ktrace_record *ktrace_record_load(const char *path,
 					 struct ktrace_err *err)
 {
@@ -210,8 +229,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	r = ktrace_record_alloc(NULL);
 	if (!r)
 		return NULL;
-	r->live = false;
-	r->replay = true;
+	r->src = &kt_record_file_source;
 	if (!strcmp(path, "-")) {
 		/* a pipe (record -o - | report -i -): read it all first */
 		size_t len = 0;
@@ -297,16 +315,14 @@ struct ktrace_record *ktrace_record_load(const char *path,
 		ret = ENOMEM;
 		goto fail;
 	}
+	/* the file's comms of older tasks, copied (owned by r) */
 	cm = kt_kfile_comms(r->kf, &nc);
-	r->icomm = (struct kt_kf_comm *)cm;	/* borrowed from r->kf */
-	r->nr_icomm = nc;
-	r->icomm = nc ? malloc(nc * sizeof(*cm)) : NULL;
-	if (nc && !r->icomm) {
+	for (size_t i = 0; i < nc; i++)
+		kt_record_note_icomm(r, cm[i].tid, cm[i].comm);
+	if (r->nr_icomm != nc) {
 		ret = ENOMEM;
 		goto fail;
 	}
-	if (nc)
-		memcpy(r->icomm, cm, nc * sizeof(*cm));
 	mm = kt_kfile_mmaps(r->kf, &nm);
 	for (size_t i = 0; i < nm; i++)
 		kt_record_add_map(r, mm[i].pid, mm[i].start, mm[i].len,

@@ -167,7 +167,7 @@ static const char *format_text(struct ktrace_record *r,
 			       const struct ktrace_sample *s,
 			       const struct rec_event *e, size_t *len)
 {
-	const char *comm = ktrace_record_comm(r, s->tid);
+	const char *comm = kt_record_comm(r, s->tid);
 	size_t clen = strnlen(comm, 16), used;
 	char *p = out_reserve(r, 0, 128 + e->label_len);
 
@@ -262,7 +262,7 @@ const char *ktrace_record_format(struct ktrace_record *r,
 		trace_seq_printf(q, "{\"time\": %llu, \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"comm\": ",
 				 (unsigned long long)s->time, s->cpu, s->pid,
 				 s->tid);
-		kt_json_seq_str(q, ktrace_record_comm(r, s->tid), 16);
+		kt_json_seq_str(q, kt_record_comm(r, s->tid), 16);
 		trace_seq_printf(q, ", \"event\": \"%s:%s\", \"fields\": {",
 				 e->system, e->name);
 		for (f = e->te->format.fields; f; f = f->next) {

@@ -94,7 +94,7 @@ struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs)
 	tep_set_long_size(r->tep, sizeof(long));
 	tep_set_page_size(r->tep, getpagesize());
 	trace_seq_init(&r->seq);
-	r->live = true;
+	r->src = &kt_record_live_source;
 	return r;
 }
 
@@ -109,6 +109,7 @@ void ktrace_record_free(struct ktrace_record *r)
 		free(r->ev[i].name);
 		free(r->ev[i].filter);
 		free(r->ev[i].format);
+		free(r->ev[i].fullname);
 	}
 	free(r->ev);
 	free(r->ids);
@@ -146,12 +147,15 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 	e->system = strdup(system);
 	e->name = strdup(name);
 	e->format = strndup(format, len);
+	if (asprintf(&e->fullname, "%s:%s", system, name) < 0)
+		e->fullname = NULL;
 	e->id = id;
 	e->te = te;
-	if (!e->system || !e->name || !e->format) {
+	if (!e->system || !e->name || !e->format || !e->fullname) {
 		free(e->system);
 		free(e->name);
 		free(e->format);
+		free(e->fullname);
 		return -ENOMEM;
 	}
 	e->label_len = snprintf(e->label, sizeof(e->label), "%s:%s: ", system,
@@ -246,12 +250,9 @@ int ktrace_record_nr_events(const struct ktrace_record *r)
 
 const char *ktrace_record_event_name(const struct ktrace_record *r, int i)
 {
-	static __thread char buf[160];
-
 	if (i < 0 || i >= r->nev)
 		return NULL;
-	snprintf(buf, sizeof(buf), "%s:%s", r->ev[i].system, r->ev[i].name);
-	return buf;
+	return r->ev[i].fullname;
 }
 
 static int stats_alloc(struct ktrace_record *r, int max_cpu)
@@ -389,7 +390,7 @@ int ktrace_record_open(struct ktrace_record *r,
 	 * learn their names now. */
 	if (!opts->enable_on_exec)
 		for (int i = 0; i < opts->nr_pids; i++)
-			ktrace_record_comm(r, opts->pids[i]);
+			kt_record_comm(r, opts->pids[i]);
 	/* Tasks already running mapped their binaries before the recording
 	 * began: no MMAP2 record will name them. Read their maps now (as
 	 * perf synthesizes them) so that their user frames get names. */
@@ -469,44 +470,61 @@ void kt_record_set_comm(struct ktrace_record *r, int pid, const char *comm)
 	snprintf(e->comm, sizeof(e->comm), "%s", comm);
 }
 
-const char *ktrace_record_comm(struct ktrace_record *r, int pid)
+/* A task that existed before the recording: ask /proc once. */
+static int live_comm(struct ktrace_record *r, int pid, char *buf, size_t len)
 {
-	struct comm_ent *e = comm_slot(r, pid, false);
-	char path[64], buf[32];
+	char path[64];
 	ssize_t n;
 	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	/* kept for -o: a replay must see what this run saw */
+	kt_record_note_icomm(r, pid, buf);
+	return 0;
+}
+
+static void live_ksyms(struct ktrace_record *r)
+{
+	if (!r->ksyms.loaded)
+		kt_symtab_load_kallsyms(&r->ksyms, NULL);
+}
+
+const struct kt_record_source kt_record_live_source = {
+	.comm = live_comm,
+	.ksyms = live_ksyms,
+};
+
+const char *kt_record_comm(struct ktrace_record *r, int pid)
+{
+	struct comm_ent *e = comm_slot(r, pid, false);
+	char buf[32];
 
 	if (e)
 		return e->comm;
 	if (pid == 0)
 		return "swapper";
-	if (r->replay) {
-		for (size_t i = 0; i < r->nr_icomm; i++) {
-			if ((int)r->icomm[i].tid == pid) {
-				kt_record_set_comm(r, pid, r->icomm[i].comm);
-				e = comm_slot(r, pid, false);
-				return e ? e->comm : "<...>";
-			}
-		}
-	}
-	if (!r->live)
-		return "<...>";
-	/* A task that existed before the recording: ask /proc once. */
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-	} else {
+	if (r->src->comm(r, pid, buf, sizeof(buf)))
 		strcpy(buf, "<...>");
-	}
 	kt_record_set_comm(r, pid, buf);
-	kt_record_note_icomm(r, pid, buf);
 	e = comm_slot(r, pid, false);
 	return e ? e->comm : "<...>";
+}
+
+int ktrace_record_comm(struct ktrace_record *r, int pid, char *buf,
+		       size_t len)
+{
+	if (!len)
+		return -EINVAL;
+	snprintf(buf, len, "%s", kt_record_comm(r, pid));
+	return 0;
 }
 
 /* ------------------------------------------------------- record parsing */

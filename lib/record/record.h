@@ -18,8 +18,27 @@ struct kt_kfw;
 struct kt_kfile;
 struct kt_kf_comm;
 
+/*
+ * A source of records, as the decoder sees it. live_source: the running
+ * system (comms from /proc, kernel symbols from kallsyms); file_source: a
+ * ktrace file (comms and symbols from its own tables).
+ */
+struct kt_record_source {
+	/* The comm of a task no COMM record named, into buf; 0 or -ENOENT. */
+	int (*comm)(struct ktrace_record *r, int pid, char *buf, size_t len);
+	/* Make sure r->ksyms holds what the stacks need. */
+	void (*ksyms)(struct ktrace_record *r);
+};
+extern const struct kt_record_source kt_record_live_source;
+extern const struct kt_record_source kt_record_file_source;
+
+/* The comm of pid: a pointer into the comm table, valid until the next
+ * comm is learnt (the table may grow). Never NULL. */
+const char *kt_record_comm(struct ktrace_record *r, int pid);
+
 struct rec_event {
 	char *system, *name;
+	char *fullname;		/* "system:event" */
 	int id;
 	struct tep_event *te;
 	char *filter;
@@ -79,7 +98,9 @@ struct ktrace_record {
 	int nev;
 	struct rec_id *ids;
 	int nr_ids;
-	bool live;		/* comms may be read from /proc */
+	/* Where the records come from (live rings or a file): what the
+	 * decoder asks when the records themselves do not say. */
+	const struct kt_record_source *src;
 
 	struct kt_perf *perf;
 	struct kt_merge *merge;
@@ -93,11 +114,11 @@ struct ktrace_record {
 
 	struct comm_ent *comm;
 	size_t comm_cap, comm_n;
-	/* Comms read from /proc (tasks older than the recording): kept
-	 * apart so that a replay sees exactly what the live run saw. */
+	/* Comms of tasks older than the recording (live: read from /proc
+	 * and written with -o; file: its table), so that a replay sees
+	 * exactly what the live run saw. Strings owned here. */
 	struct kt_kf_comm *icomm;
 	size_t nr_icomm;
-	bool replay;		/* icomm is the fallback of comm lookups */
 
 	uint64_t samples, lost;
 	uint64_t last_time;	/* newest timestamp handed out */

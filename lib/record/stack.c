@@ -342,8 +342,7 @@ void kt_record_format_stack(struct ktrace_record *r,
 	bool kernel = true;
 	int shown = 0;
 
-	if (!r->ksyms.loaded && r->live)
-		kt_symtab_load_kallsyms(&r->ksyms, NULL);
+	r->src->ksyms(r);
 	if (json)
 		trace_seq_puts(q, ", \"stack\": [");
 	for (uint32_t i = 0; i < s->nr_ips; i++) {
