@@ -222,7 +222,7 @@ static int dup_path(char **dst, const char *path, const char *def)
 	return *dst ? 0 : -ENOMEM;
 }
 
-struct kresolve *kresolve_open(const char *btf_path, const char *kallsyms_path,
+struct kresolve *kt_kres_open(const char *btf_path, const char *kallsyms_path,
 			       const char *blacklist_path,
 			       const char *filter_funcs_path)
 {
@@ -237,14 +237,14 @@ struct kresolve *kresolve_open(const char *btf_path, const char *kallsyms_path,
 		     KRESOLVE_BLACKLIST_PATH) ||
 	    dup_path(&kr->filter_path, filter_funcs_path,
 		     KRESOLVE_FILTER_PATH)) {
-		kresolve_free(kr);
+		kt_kres_free(kr);
 		errno = ENOMEM;
 		return NULL;
 	}
 	return kr;
 }
 
-void kresolve_free(struct kresolve *kr)
+void kt_kres_free(struct kresolve *kr)
 {
 	if (!kr)
 		return;
@@ -343,7 +343,7 @@ static int osa_distance(const char *q, int n, const char *s, int m, int cols,
 	return m <= cols ? p[w] : n + m;
 }
 
-char **kresolve_suggest(struct kresolve *kr, const char *func, int max)
+char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 {
 	struct cand best[32], c;
 	char **v = NULL, *s;
@@ -450,7 +450,7 @@ static char *strv_join(char **v, const char *sep)
 	return s;
 }
 
-int kresolve_func(struct kresolve *kr, const char *func,
+int kt_kres_func(struct kresolve *kr, const char *func,
 		  struct ktrace_err *err)
 {
 	char **sugg, *list;
@@ -464,7 +464,7 @@ int kresolve_func(struct kresolve *kr, const char *func,
 	if (ret == -ENOMEM)
 		return ktrace_err_set(err, ENOMEM, "out of memory");
 	if (!ret && !symset_has(&kr->ksyms, func)) {
-		sugg = kresolve_suggest(kr, func, KRESOLVE_MAX_MATCHES);
+		sugg = kt_kres_suggest(kr, func, KRESOLVE_MAX_MATCHES);
 		if (!sugg)
 			return ktrace_err_set(err, ENOMEM, "out of memory");
 		if (!sugg[0]) {
@@ -633,7 +633,7 @@ static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
 	return t;
 }
 
-char **kresolve_params(struct kresolve *kr, const char *func, bool decl,
+char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
 		       struct ktrace_err *err)
 {
 	const struct btf_type *proto;
@@ -1213,7 +1213,7 @@ static int no_param(struct kresolve *kr, const char *func, const char *name,
 	char **names, *list;
 	int ret;
 
-	names = kresolve_params(kr, func, false, NULL);
+	names = kt_kres_params(kr, func, false, NULL);
 	list = names ? strv_join(names, ", ") : NULL;
 	ktrace_strv_free(names);
 	if (!list)
@@ -1226,7 +1226,7 @@ static int no_param(struct kresolve *kr, const char *func, const char *name,
 	return ret;
 }
 
-int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
+int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 		 bool is_return, char **fetcharg, char **type,
 		 struct ktrace_err *err)
 {

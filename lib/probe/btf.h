@@ -32,13 +32,13 @@ struct kresolve;
 /*
  * Remember where the sources are; nothing is read yet. A NULL path selects
  * the default above. Returns NULL + errno (ENOMEM) on failure. The caller
- * frees the handle with kresolve_free().
+ * frees the handle with kt_kres_free().
  */
-struct kresolve *kresolve_open(const char *btf_path, const char *kallsyms_path,
+struct kresolve *kt_kres_open(const char *btf_path, const char *kallsyms_path,
 			       const char *blacklist_path,
 			       const char *filter_funcs_path);
 /* Free everything the handle loaded. Accepts NULL. */
-void kresolve_free(struct kresolve *kr);
+void kt_kres_free(struct kresolve *kr);
 
 /*
  * Can a kprobe be put on func? Returns
@@ -55,7 +55,7 @@ void kresolve_free(struct kresolve *kr);
  *   -ENOMEM.
  * err may be NULL; when set, the caller clears it with ktrace_err_clear().
  */
-int kresolve_func(struct kresolve *kr, const char *func,
+int kt_kres_func(struct kresolve *kr, const char *func,
 		  struct ktrace_err *err);
 
 /*
@@ -64,7 +64,7 @@ int kresolve_func(struct kresolve *kr, const char *func,
  * ktrace_strv_free(). Returns NULL + errno (ENOENT when kallsyms cannot be
  * read, ENOMEM). An empty vector means nothing is close.
  */
-char **kresolve_suggest(struct kresolve *kr, const char *func, int max);
+char **kt_kres_suggest(struct kresolve *kr, const char *func, int max);
 
 /*
  * The parameters of func from BTF, in order: names when !decl, C
@@ -73,7 +73,7 @@ char **kresolve_suggest(struct kresolve *kr, const char *func, int max);
  * it with ktrace_strv_free(). Returns NULL + errno: ENOENT (no BTF, or func
  * has no BTF prototype; err says which), ENOMEM.
  */
-char **kresolve_params(struct kresolve *kr, const char *func, bool decl,
+char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
 		       struct ktrace_err *err);
 
 /*
@@ -123,7 +123,7 @@ char **kresolve_params(struct kresolve *kr, const char *func, bool decl,
  *                wider than its container allows,
  *   -ENOMEM.
  */
-int kresolve_arg(struct kresolve *kr, const char *func, const char *expr,
+int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 		 bool is_return, char **fetcharg, char **type,
 		 struct ktrace_err *err);
 

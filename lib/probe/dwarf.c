@@ -185,7 +185,7 @@ static int load_dwarf(struct uresolve *ur, struct ktrace_err *err)
 	return 0;
 }
 
-void ur_dwarf_free(struct uresolve *ur)
+void kt_ures_dwarf_free(struct uresolve *ur)
 {
 	if (ur->cfi_eh)
 		dwarf_cfi_end(ur->cfi_eh);
@@ -213,7 +213,7 @@ static bool src_matches(const char *src, const char *file)
 	return ls == lf || src[ls - lf - 1] == '/' || file[0] == '/';
 }
 
-int uresolve_line(struct uresolve *ur, const char *file, int line,
+int kt_ures_line(struct uresolve *ur, const char *file, int line,
 		  unsigned long *file_off, struct ktrace_err *err)
 {
 	Dwarf_CU *cu = NULL;
@@ -286,7 +286,7 @@ int uresolve_line(struct uresolve *ur, const char *file, int line,
 			"no code at %s:%d; nearest line with code: %d", file,
 			line, below ? below : above);
 	}
-	if (ur_vaddr_to_off(ur, best, file_off))
+	if (kt_ures_vaddr_to_off(ur, best, file_off))
 		return ktrace_err_set(err, ENOEXEC,
 			"address 0x%" PRIx64 " of %s:%d is not in a loadable segment",
 			best, file, line);
@@ -599,7 +599,7 @@ static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
 static long file_off_of(const struct uresolve *ur, unsigned long probe_off,
 			Dwarf_Addr addr)
 {
-	const GElf_Phdr *ph = ur_seg_of_off(ur, probe_off);
+	const GElf_Phdr *ph = kt_ures_seg_of_off(ur, probe_off);
 
 	/*
 	 * The kernel maps @+OFF with the probe's own segment:
@@ -960,7 +960,7 @@ static bool below_sp_at_entry(struct resolve_ctx *c, struct kt_fetcharg *l)
 	       !strcmp(l->base, "%sp");
 }
 
-int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
+int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err)
 {
@@ -978,7 +978,7 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
 	ret = load_dwarf(ur, err);
 	if (ret)
 		return ret;
-	if (ur_off_to_vaddr(ur, probe_off, &vaddr))
+	if (kt_ures_off_to_vaddr(ur, probe_off, &vaddr))
 		return ktrace_err_set(err, EINVAL,
 			"file offset 0x%lx is not in a loadable segment of '%s'",
 			probe_off, ur->path);
@@ -1084,7 +1084,7 @@ out:
 
 /* ---------------------------------------------------------------- prologue */
 
-int uresolve_skip_prologue(struct uresolve *ur, unsigned long func_off,
+int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 			   unsigned long *off, struct ktrace_err *err)
 {
 	Dwarf_Die cudie, *scopes = NULL, *func = NULL;
@@ -1097,7 +1097,7 @@ int uresolve_skip_prologue(struct uresolve *ur, unsigned long func_off,
 	ret = load_dwarf(ur, err);
 	if (ret)
 		return ret;
-	if (ur_off_to_vaddr(ur, func_off, &vaddr) ||
+	if (kt_ures_off_to_vaddr(ur, func_off, &vaddr) ||
 	    !dwarf_addrdie(ur->dw, vaddr, &cudie))
 		return ktrace_err_set(err, ENOENT,
 			"no debug info covers file offset 0x%lx of '%s'",

@@ -38,7 +38,7 @@ void ktrace_resolver_free(struct ktrace_resolver *res)
 {
 	if (!res)
 		return;
-	kresolve_free(res->kres);
+	kt_kres_free(res->kres);
 	free(res);
 }
 
@@ -49,7 +49,7 @@ static struct kresolve *res_kernel(struct ktrace_resolver *res)
 	if (res->kres)
 		return res->kres;
 	filt = kt_path("%s/available_filter_functions", res->tfs->dir);
-	res->kres = kresolve_open(getenv("KTRACE_BTF"),
+	res->kres = kt_kres_open(getenv("KTRACE_BTF"),
 				  getenv("KTRACE_KALLSYMS"), NULL, filt);
 	free(filt);
 	return res->kres;
@@ -128,7 +128,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 	kr = res_kernel(res);
 	if (!kr)
 		return -ENOMEM;
-	ret = kresolve_func(kr, p->func, &sub);
+	ret = kt_kres_func(kr, p->func, &sub);
 	/* Not ftrace-able is fine for a kprobe (int3 is used instead), but
 	 * worth saying. */
 	if (ret == -EOPNOTSUPP && sub.msg) {
@@ -157,7 +157,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 
 		if (a->raw)
 			continue;
-		ret = kresolve_arg(kr, p->func, a->expr, p->is_return,
+		ret = kt_kres_arg(kr, p->func, a->expr, p->is_return,
 				   &a->fetch, &a->rtype, &sub);
 		if (ret)
 			return arg_err(p, a, ret, &sub, err);
@@ -190,7 +190,7 @@ static int after_prologue(struct ktrace_probe *p, struct uresolve *ur)
 		return 0;
 	/* No line table, or not a function entry: the entry stays, and the
 	 * argument resolver says what it cannot read there. */
-	if (uresolve_skip_prologue(ur, p->file_off, &off, &sub) ||
+	if (kt_ures_skip_prologue(ur, p->file_off, &off, &sub) ||
 	    off == p->file_off) {
 		ktrace_err_clear(&sub);
 		return 0;
@@ -212,7 +212,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 	struct uresolve *ur;
 	int ret = 0;
 
-	ur = uresolve_open(p->binary, &sub);
+	ur = kt_ures_open(p->binary, &sub);
 	if (!ur) {
 		ret = -errno;
 		ret = kt_probe_err(err, p->spec, p->lstart, ret ? -ret : ENOENT, "%s",
@@ -220,11 +220,11 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 		ktrace_err_clear(&sub);
 		return ret;
 	}
-	p->path = strdup(uresolve_path(ur));
+	p->path = strdup(kt_ures_path(ur));
 	if (p->file)
-		ret = uresolve_line(ur, p->file, p->line, &p->file_off, &sub);
+		ret = kt_ures_line(ur, p->file, p->line, &p->file_off, &sub);
 	else
-		ret = uresolve_symbol(ur, p->func, p->offs, &p->file_off,
+		ret = kt_ures_symbol(ur, p->func, p->offs, &p->file_off,
 				      &sub);
 	if (ret) {
 		ret = kt_probe_err(err, p->spec, p->lstart, -ret, "%s",
@@ -240,7 +240,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 
 		if (a->raw)
 			continue;
-		ret = uresolve_arg(ur, p->file_off, a->expr, p->is_return,
+		ret = kt_ures_arg(ur, p->file_off, a->expr, p->is_return,
 				   &a->fetch, &a->rtype, &sub);
 		if (ret) {
 			ret = arg_err(p, a, ret, &sub, err);
@@ -251,7 +251,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 				 p->file_off) < 0)
 		ret = -ENOMEM;
 out:
-	uresolve_free(ur);
+	kt_ures_free(ur);
 	return ret;
 }
 

@@ -105,7 +105,7 @@ static bool ldcache_key_matches(const char *key, const char *name)
 	return false;
 }
 
-int uresolve_ldcache_lookup(const char *cache, const char *name,
+int kt_ures_ldcache_lookup(const char *cache, const char *name,
 			    bool check_elf, char **path)
 {
 	const struct ldcache_head *head;
@@ -248,7 +248,7 @@ static bool looks_like_lib(const char *name)
 	return !strncmp(name, "lib", 3) || strstr(name, ".so");
 }
 
-int uresolve_find_binary(const char *name, char **path,
+int kt_ures_find_binary(const char *name, char **path,
 			 struct ktrace_err *err)
 {
 	char *found = NULL, *real;
@@ -261,7 +261,7 @@ int uresolve_find_binary(const char *name, char **path,
 		if (!found)
 			return ktrace_err_set(err, ENOMEM, "out of memory");
 	} else if (looks_like_lib(name)) {
-		ret = uresolve_ldcache_lookup(NULL, name, true, &found);
+		ret = kt_ures_ldcache_lookup(NULL, name, true, &found);
 		if (ret)
 			ret = lookup_lib_dirs(name, &found);
 		if (ret)
@@ -273,7 +273,7 @@ int uresolve_find_binary(const char *name, char **path,
 	} else {
 		ret = lookup_path_env(name, &found);
 		if (ret)
-			ret = uresolve_ldcache_lookup(NULL, name, true, &found);
+			ret = kt_ures_ldcache_lookup(NULL, name, true, &found);
 		if (ret)
 			return ktrace_err_set(err, ENOENT,
 				"'%s' not found in $PATH (give a path to use another file)",
@@ -294,7 +294,7 @@ int uresolve_find_binary(const char *name, char **path,
 
 /* ------------------------------------------------------------------ handle */
 
-struct uresolve *uresolve_open(const char *binary, struct ktrace_err *err)
+struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 {
 	struct uresolve *ur;
 	size_t nph, i;
@@ -308,7 +308,7 @@ struct uresolve *uresolve_open(const char *binary, struct ktrace_err *err)
 	}
 	ur->fd = -1;
 	ur->dw_fd = -1;
-	ret = uresolve_find_binary(binary, &ur->path, err);
+	ret = kt_ures_find_binary(binary, &ur->path, err);
 	if (!ret && !ur->path) {
 		ktrace_err_set(err, ENOENT, "no binary found");
 		ret = -ENOENT;
@@ -360,7 +360,7 @@ struct uresolve *uresolve_open(const char *binary, struct ktrace_err *err)
 	}
 	return ur;
 fail:
-	uresolve_free(ur);
+	kt_ures_free(ur);
 	errno = -ret;
 	return NULL;
 }
@@ -379,11 +379,11 @@ static void free_syms(struct uresolve *ur)
 	ur->nsyms = 0;
 }
 
-void uresolve_free(struct uresolve *ur)
+void kt_ures_free(struct uresolve *ur)
 {
 	if (!ur)
 		return;
-	ur_dwarf_free(ur);
+	kt_ures_dwarf_free(ur);
 	free_syms(ur);
 	if (ur->elf)
 		elf_end(ur->elf);
@@ -394,12 +394,12 @@ void uresolve_free(struct uresolve *ur)
 	free(ur);
 }
 
-const char *uresolve_path(const struct uresolve *ur)
+const char *kt_ures_path(const struct uresolve *ur)
 {
 	return ur->path;
 }
 
-int ur_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
+int kt_ures_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
 		    unsigned long *off)
 {
 	size_t i;
@@ -415,7 +415,7 @@ int ur_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
 	return -ENOENT;
 }
 
-const GElf_Phdr *ur_seg_of_off(const struct uresolve *ur, unsigned long off)
+const GElf_Phdr *kt_ures_seg_of_off(const struct uresolve *ur, unsigned long off)
 {
 	size_t i;
 
@@ -428,10 +428,10 @@ const GElf_Phdr *ur_seg_of_off(const struct uresolve *ur, unsigned long off)
 	return NULL;
 }
 
-int ur_off_to_vaddr(const struct uresolve *ur, unsigned long off,
+int kt_ures_off_to_vaddr(const struct uresolve *ur, unsigned long off,
 		    unsigned long *vaddr)
 {
-	const GElf_Phdr *ph = ur_seg_of_off(ur, off);
+	const GElf_Phdr *ph = kt_ures_seg_of_off(ur, off);
 
 	if (!ph)
 		return -ENOENT;
@@ -817,7 +817,7 @@ static char *list_candidates(struct uresolve *ur, const size_t *idx, size_t n)
 	return out;
 }
 
-int uresolve_symbol(struct uresolve *ur, const char *sym, unsigned long add,
+int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 		    unsigned long *file_off, struct ktrace_err *err)
 {
 	char *base, *ver = NULL, *at;
@@ -929,7 +929,7 @@ int uresolve_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 			add, add, sym, size);
 		goto out;
 	}
-	if (ur_vaddr_to_off(ur, pick->addr + add, file_off)) {
+	if (kt_ures_vaddr_to_off(ur, pick->addr + add, file_off)) {
 		ret = ktrace_err_set(err, ENOEXEC,
 			"address 0x%lx of '%s' is not in a loadable segment of '%s'",
 			pick->addr + add, sym, ur->path);

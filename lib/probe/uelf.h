@@ -21,7 +21,7 @@ struct uresolve;
  * canonical, malloc'ed path (caller frees). Returns 0 or -errno with a
  * message in err.
  */
-int uresolve_find_binary(const char *name, char **path,
+int kt_ures_find_binary(const char *name, char **path,
 			 struct ktrace_err *err);
 
 /*
@@ -33,20 +33,20 @@ int uresolve_find_binary(const char *name, char **path,
  * path (caller frees). Returns 0, -ENOENT when no entry matches, -EINVAL
  * for a malformed file, or another -errno.
  */
-int uresolve_ldcache_lookup(const char *cache, const char *name,
+int kt_ures_ldcache_lookup(const char *cache, const char *name,
 			    bool check_elf, char **path);
 
 /*
- * Open binary (resolved as by uresolve_find_binary()) and read its ELF
+ * Open binary (resolved as by kt_ures_find_binary()) and read its ELF
  * headers. DWARF is loaded lazily on the first call that needs it. Returns
  * NULL + errno with a message in err. The caller frees the handle with
- * uresolve_free().
+ * kt_ures_free().
  */
-struct uresolve *uresolve_open(const char *binary, struct ktrace_err *err);
-void uresolve_free(struct uresolve *ur);
+struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err);
+void kt_ures_free(struct uresolve *ur);
 
 /* Absolute path of the resolved file; owned by ur. */
-const char *uresolve_path(const struct uresolve *ur);
+const char *kt_ures_path(const struct uresolve *ur);
 
 /*
  * Resolve a function symbol plus byte offset add to the file offset of a
@@ -57,7 +57,7 @@ const char *uresolve_path(const struct uresolve *ur);
  * Errors (in err): unknown symbol with close matches, ambiguous name with
  * the candidates, offset outside the function.
  */
-int uresolve_symbol(struct uresolve *ur, const char *sym, unsigned long add,
+int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 		    unsigned long *file_off, struct ktrace_err *err);
 
 /*
@@ -65,7 +65,7 @@ int uresolve_symbol(struct uresolve *ur, const char *sym, unsigned long add,
  * using the DWARF line table. file matches a source path by its last path
  * components ("probed.c", "targets/probed.c"). Needs debug info.
  */
-int uresolve_line(struct uresolve *ur, const char *file, int line,
+int kt_ures_line(struct uresolve *ur, const char *file, int line,
 		  unsigned long *file_off, struct ktrace_err *err);
 
 /*
@@ -77,7 +77,7 @@ int uresolve_line(struct uresolve *ur, const char *file, int line,
  * and *type ("s32", "u64", "x64", "string") are malloc'ed; the caller
  * frees both. Needs debug info.
  */
-int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
+int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err);
 
@@ -86,10 +86,10 @@ int uresolve_arg(struct uresolve *ur, unsigned long probe_off,
  * offset func_off, from the line table (prologue_end, else the first row
  * on another source line); func_off itself when the table says nothing.
  * Unoptimised code keeps parameters in stack slots the prologue fills, so
- * probes fetching them belong there (uresolve_arg() fails with -EAGAIN at
+ * probes fetching them belong there (kt_ures_arg() fails with -EAGAIN at
  * the entry). Needs debug info.
  */
-int uresolve_skip_prologue(struct uresolve *ur, unsigned long func_off,
+int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 			   unsigned long *off, struct ktrace_err *err);
 
 #endif

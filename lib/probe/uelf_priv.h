@@ -40,14 +40,14 @@ struct uresolve {
 };
 
 /* vaddr -> file offset via the PT_LOAD holding it; 0 or -ENOENT. */
-int ur_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
+int kt_ures_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
 		    unsigned long *off);
 /* file offset -> vaddr via the PT_LOAD holding it; 0 or -ENOENT. */
-int ur_off_to_vaddr(const struct uresolve *ur, unsigned long off,
+int kt_ures_off_to_vaddr(const struct uresolve *ur, unsigned long off,
 		    unsigned long *vaddr);
 /* The PT_LOAD holding file offset off, or NULL. Borrowed. */
-const GElf_Phdr *ur_seg_of_off(const struct uresolve *ur, unsigned long off);
+const GElf_Phdr *kt_ures_seg_of_off(const struct uresolve *ur, unsigned long off);
 /* Release what udwarf.c loaded. */
-void ur_dwarf_free(struct uresolve *ur);
+void kt_ures_dwarf_free(struct uresolve *ur);
 
 #endif

@@ -41,7 +41,7 @@ static int find_fixtures(void **state)
 
 static struct kresolve *open_fixture(void)
 {
-	struct kresolve *kr = kresolve_open("/nonexistent/btf", kallsyms,
+	struct kresolve *kr = kt_kres_open("/nonexistent/btf", kallsyms,
 					    blacklist, filters);
 
 	assert_non_null(kr);
@@ -52,7 +52,7 @@ static void expect_func(struct kresolve *kr, const char *func, int want,
 			const char *msg)
 {
 	struct ktrace_err err = { .pos = -1 };
-	int ret = kresolve_func(kr, func, &err);
+	int ret = kt_kres_func(kr, func, &err);
 
 	assert_int_equal(ret, want);
 	if (msg) {
@@ -77,7 +77,7 @@ static void test_func_known(void **state)
 	expect_func(kr, "mymod_init", 0, NULL);
 	/* after a blank and a truncated line */
 	expect_func(kr, "after_blank", 0, NULL);
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 static void test_func_close_matches(void **state)
@@ -95,7 +95,7 @@ static void test_func_close_matches(void **state)
 		    "no such kernel function 'do_sys_opem'; did you mean: do_sys_open, do_sys_openat2, do_sys_poll?");
 	expect_func(kr, "zzzzzzzzzzzz", -ENOENT,
 		    "no such kernel function 'zzzzzzzzzzzz'");
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 static void test_func_clones(void **state)
@@ -107,7 +107,7 @@ static void test_func_clones(void **state)
 	expect_func(kr, "foo_helper", -ENOENT,
 		    "no such kernel function 'foo_helper'; did you mean: foo_helper.isra.0, foo_helper.constprop.0?");
 	/* a clone that does not exist: the other clones and the base */
-	v = kresolve_suggest(kr, "bar_split.isra.0", 5);
+	v = kt_kres_suggest(kr, "bar_split.isra.0", 5);
 	assert_non_null(v);
 	assert_non_null(v[0]);
 	assert_non_null(v[1]);
@@ -115,16 +115,16 @@ static void test_func_clones(void **state)
 	assert_string_equal(v[1], "bar_split.part.0");
 	ktrace_strv_free(v);
 	/* max is honoured */
-	v = kresolve_suggest(kr, "do_sys_opn", 1);
+	v = kt_kres_suggest(kr, "do_sys_opn", 1);
 	assert_non_null(v);
 	assert_string_equal(v[0], "do_sys_open");
 	assert_null(v[1]);
 	ktrace_strv_free(v);
-	v = kresolve_suggest(kr, "qqqqqqqqqqqqqqqq", 5);
+	v = kt_kres_suggest(kr, "qqqqqqqqqqqqqqqq", 5);
 	assert_non_null(v);
 	assert_null(v[0]);
 	ktrace_strv_free(v);
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 static void test_func_blacklist_notrace(void **state)
@@ -141,7 +141,7 @@ static void test_func_blacklist_notrace(void **state)
 	expect_func(kr, "do sys", -EINVAL,
 		    "'do sys' is not a valid kernel symbol name");
 	expect_func(kr, "", -EINVAL, "'' is not a valid kernel symbol name");
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 static void test_func_missing_sources(void **state)
@@ -150,23 +150,23 @@ static void test_func_missing_sources(void **state)
 
 	(void)state;
 	/* unreadable blacklist and filter list: those checks are skipped */
-	kr = kresolve_open("/nonexistent/btf", kallsyms, "/nonexistent/bl",
+	kr = kt_kres_open("/nonexistent/btf", kallsyms, "/nonexistent/bl",
 			   "/nonexistent/aff");
 	assert_non_null(kr);
 	expect_func(kr, "exc_int3", 0, NULL);
 	expect_func(kr, "notrace_helper", 0, NULL);
 	expect_func(kr, "nope_nope", -ENOENT,
 		    "no such kernel function 'nope_nope'");
-	kresolve_free(kr);
+	kt_kres_free(kr);
 	/* no kallsyms: nothing can be said, suggestions fail */
-	kr = kresolve_open("/nonexistent/btf", "/nonexistent/kallsyms",
+	kr = kt_kres_open("/nonexistent/btf", "/nonexistent/kallsyms",
 			   blacklist, filters);
 	assert_non_null(kr);
-	assert_null(kresolve_suggest(kr, "do_sys_opn", 5));
+	assert_null(kt_kres_suggest(kr, "do_sys_opn", 5));
 	assert_int_equal(errno, ENOENT);
 	expect_func(kr, "exc_int3", -EPERM,
 		    "kernel function 'exc_int3' is on the kprobe blacklist and cannot be probed");
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 /* ------------------------------------------------------ synthetic BTF */
@@ -328,7 +328,7 @@ static int synth_setup(void **state)
 
 	if (!st || synth_btf(st->path, sizeof(st->path)))
 		return -1;
-	st->kr = kresolve_open(st->path, kallsyms, blacklist, filters);
+	st->kr = kt_kres_open(st->path, kallsyms, blacklist, filters);
 	*state = st;
 	return st->kr ? 0 : -1;
 }
@@ -337,7 +337,7 @@ static int synth_teardown(void **state)
 {
 	struct synth_state *st = *state;
 
-	kresolve_free(st->kr);
+	kt_kres_free(st->kr);
 	unlink(st->path);
 	free(st);
 	return 0;
@@ -350,7 +350,7 @@ static void expect_arg(struct kresolve *kr, const char *func, const char *expr,
 	char *fa = NULL, *ty = NULL;
 	int ret;
 
-	ret = kresolve_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
+	ret = kt_kres_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
 	if (ret)
 		fail_msg("%s %s: %d %s", func, expr, ret, err.msg);
 	assert_string_equal(fa, fetch);
@@ -369,7 +369,7 @@ static void expect_arg_err(struct kresolve *kr, const char *func,
 	char *fa = (char *)1, *ty = (char *)1;
 	int ret;
 
-	ret = kresolve_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
+	ret = kt_kres_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
 	assert_int_equal(ret, want);
 	assert_null(fa);
 	assert_null(ty);
@@ -503,24 +503,24 @@ static void test_synth_params(void **state)
 	struct ktrace_err err = { .pos = -1 };
 	char **v;
 
-	v = kresolve_params(kr, "f2", false, &err);
+	v = kt_kres_params(kr, "f2", false, &err);
 	assert_non_null(v);
 	assert_string_equal(v[0], "s");
 	assert_string_equal(v[1], "x");
 	assert_null(v[2]);
 	ktrace_strv_free(v);
-	v = kresolve_params(kr, "f2", true, &err);
+	v = kt_kres_params(kr, "f2", true, &err);
 	assert_non_null(v);
 	assert_string_equal(v[0], "struct small s");
 	assert_string_equal(v[1], "int x");
 	assert_null(v[2]);
 	ktrace_strv_free(v);
 	/* clones are looked up under their base name */
-	v = kresolve_params(kr, "f2.constprop.0", false, &err);
+	v = kt_kres_params(kr, "f2.constprop.0", false, &err);
 	assert_non_null(v);
 	assert_string_equal(v[1], "x");
 	ktrace_strv_free(v);
-	assert_null(kresolve_params(kr, "nofunc", false, &err));
+	assert_null(kt_kres_params(kr, "nofunc", false, &err));
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(err.msg);
 	ktrace_err_clear(&err);
@@ -533,13 +533,13 @@ static void test_heuristic_user(void **state)
 
 	(void)state;
 	assert_int_equal(synth_btf_notags(path, sizeof(path)), 0);
-	kr = kresolve_open(path, kallsyms, blacklist, filters);
+	kr = kt_kres_open(path, kallsyms, blacklist, filters);
 	assert_non_null(kr);
 	expect_arg(kr, "some_func", "filename", false, "+0(%di)", "ustring");
 	expect_arg(kr, "some_func", "kname", false, "+0(%si)", "string");
 	expect_arg(kr, "some_func", "user_path", false, "+0(%dx)", "ustring");
 	expect_arg(kr, "ksys_thing", "p", false, "+0(%di)", "ustring");
-	kresolve_free(kr);
+	kt_kres_free(kr);
 	unlink(path);
 }
 
@@ -550,12 +550,12 @@ static void test_no_btf(void **state)
 	char *fa, *ty;
 
 	(void)state;
-	assert_int_equal(kresolve_arg(kr, "do_sys_open", "dfd", false, &fa,
+	assert_int_equal(kt_kres_arg(kr, "do_sys_open", "dfd", false, &fa,
 				      &ty, &err), -ENOENT);
 	assert_non_null(err.msg);
 	assert_non_null(strstr(err.msg, "cannot read kernel BTF from /nonexistent/btf"));
 	ktrace_err_clear(&err);
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 /* ------------------------------------------------------ the host's BTF */
@@ -593,7 +593,7 @@ static void test_vmlinux(void **state)
 	(void)state;
 	if (access(KRESOLVE_BTF_PATH, R_OK))
 		skip();
-	kr = kresolve_open(NULL, kallsyms, blacklist, filters);
+	kr = kt_kres_open(NULL, kallsyms, blacklist, filters);
 	assert_non_null(kr);
 	expect_arg(kr, "do_sys_openat2", "dfd", false, "%di", "s32");
 	/* no __user tag in this BTF or a tag: ustring either way */
@@ -613,7 +613,7 @@ static void test_vmlinux(void **state)
 	{
 		char *fa = NULL, *ty = NULL;
 
-		assert_int_equal(kresolve_arg(kr, "do_sys_openat2",
+		assert_int_equal(kt_kres_arg(kr, "do_sys_openat2",
 					      "filename[2]", false, &fa, &ty,
 					      &err), 0);
 		assert_string_equal(fa, "+u2(%si)");
@@ -628,14 +628,14 @@ static void test_vmlinux(void **state)
 	expect_arg_err(kr, "do_sys_openat2", "how->nope", false, -ENOENT,
 		       "struct open_how has no field 'nope'; fields: flags, mode, resolve",
 		       5);
-	v = kresolve_params(kr, "do_sys_openat2", false, &err);
+	v = kt_kres_params(kr, "do_sys_openat2", false, &err);
 	assert_non_null(v);
 	assert_string_equal(v[0], "dfd");
 	assert_string_equal(v[1], "filename");
 	assert_string_equal(v[2], "how");
 	assert_null(v[3]);
 	ktrace_strv_free(v);
-	kresolve_free(kr);
+	kt_kres_free(kr);
 }
 
 int main(void)

@@ -157,10 +157,10 @@ static unsigned long sym_off(const char *file, const char *name)
 static struct uresolve *open_ok(const char *bin)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = uresolve_open(bin, &err);
+	struct uresolve *ur = kt_ures_open(bin, &err);
 
 	if (!ur)
-		fail_msg("uresolve_open(%s): %s", bin, err.msg);
+		fail_msg("kt_ures_open(%s): %s", bin, err.msg);
 	ktrace_err_clear(&err);
 	return ur;
 }
@@ -170,10 +170,10 @@ static unsigned long resolve_ok(struct uresolve *ur, const char *sym,
 {
 	struct ktrace_err err = { .pos = -1 };
 	unsigned long off = 0;
-	int ret = uresolve_symbol(ur, sym, add, &off, &err);
+	int ret = kt_ures_symbol(ur, sym, add, &off, &err);
 
 	if (ret)
-		fail_msg("uresolve_symbol(%s): %d %s", sym, ret, err.msg);
+		fail_msg("kt_ures_symbol(%s): %d %s", sym, ret, err.msg);
 	ktrace_err_clear(&err);
 	return off;
 }
@@ -184,10 +184,10 @@ static void check_arg(struct uresolve *ur, unsigned long off, const char *expr,
 {
 	struct ktrace_err err = { .pos = -1 };
 	char *fa = NULL, *ty = NULL;
-	int ret = uresolve_arg(ur, off, expr, is_return, &fa, &ty, &err);
+	int ret = kt_ures_arg(ur, off, expr, is_return, &fa, &ty, &err);
 
 	if (ret)
-		fail_msg("uresolve_arg(%s): %d %s", expr, ret, err.msg);
+		fail_msg("kt_ures_arg(%s): %d %s", expr, ret, err.msg);
 	assert_string_equal(fa, want_fa);
 	assert_string_equal(ty, want_ty);
 	free(fa);
@@ -195,14 +195,14 @@ static void check_arg(struct uresolve *ur, unsigned long off, const char *expr,
 	ktrace_err_clear(&err);
 }
 
-/* Expect uresolve_arg to fail with errnum and a message holding needle. */
+/* Expect kt_ures_arg to fail with errnum and a message holding needle. */
 static void check_arg_err(struct uresolve *ur, unsigned long off,
 			  const char *expr, bool is_return, int errnum,
 			  const char *needle)
 {
 	struct ktrace_err err = { .pos = -1 };
 	char *fa = (char *)1, *ty = (char *)1;
-	int ret = uresolve_arg(ur, off, expr, is_return, &fa, &ty, &err);
+	int ret = kt_ures_arg(ur, off, expr, is_return, &fa, &ty, &err);
 
 	assert_int_equal(ret, -errnum);
 	assert_null(fa);
@@ -320,23 +320,23 @@ static void test_find_path_forms(void **state)
 
 	(void)state;
 	/* absolute */
-	assert_int_equal(uresolve_find_binary(pie, &path, &err), 0);
+	assert_int_equal(kt_ures_find_binary(pie, &path, &err), 0);
 	assert_string_equal(path, pie);
 	free(path);
 	/* relative */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(tmpdir), 0);
-	assert_int_equal(uresolve_find_binary("./probed", &path, &err), 0);
+	assert_int_equal(kt_ures_find_binary("./probed", &path, &err), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_string_equal(path, pie);
 	free(path);
 	/* bare program name via $PATH */
 	oldpath = strdup(getenv("PATH") ? getenv("PATH") : "");
 	setenv("PATH", tmpdir, 1);
-	assert_int_equal(uresolve_find_binary("probed-nopie", &path, &err), 0);
+	assert_int_equal(kt_ures_find_binary("probed-nopie", &path, &err), 0);
 	assert_string_equal(path, nopie);
 	free(path);
-	assert_int_equal(uresolve_find_binary("no-such-prog-xyz", &path, &err),
+	assert_int_equal(kt_ures_find_binary("no-such-prog-xyz", &path, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "no-such-prog-xyz"));
 	setenv("PATH", oldpath, 1);
@@ -367,14 +367,14 @@ static void test_find_libc(void **state)
 	}
 	free(out);
 	assert_non_null(want);
-	assert_int_equal(uresolve_find_binary("libc", &path, &err), 0);
+	assert_int_equal(kt_ures_find_binary("libc", &path, &err), 0);
 	assert_string_equal(path, want);
 	free(path);
-	assert_int_equal(uresolve_find_binary("libc.so.6", &path, &err), 0);
+	assert_int_equal(kt_ures_find_binary("libc.so.6", &path, &err), 0);
 	assert_string_equal(path, want);
 	free(path);
 	free(want);
-	assert_int_equal(uresolve_find_binary("libnosuchlib-xyz", &path, &err),
+	assert_int_equal(kt_ures_find_binary("libnosuchlib-xyz", &path, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "ld.so.cache"));
 	ktrace_err_clear(&err);
@@ -425,30 +425,30 @@ static void test_ldcache_parse(void **state)
 
 	(void)state;
 	cache = write_cache(2, "glibc-ld.so.cache1.1");
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfoo", false, &path), 0);
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", false, &path), 0);
 	assert_string_equal(path, "/opt/a/libfoo.so.2");
 	free(path);
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfoobar.so", false,
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoobar.so", false,
 						 &path), 0);
 	assert_string_equal(path, "/opt/b/libfoobar.so.1");
 	free(path);
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfoobar.so.1", false,
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoobar.so.1", false,
 						 &path), 0);
 	assert_string_equal(path, "/opt/b/libfoobar.so.1");
 	free(path);
 	/* prefixes of a name are not matches */
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfo", false, &path),
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfo", false, &path),
 			 -ENOENT);
 	/* the ELF check drops entries that are not usable files */
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfoo", true, &path),
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", true, &path),
 			 -ENOENT);
 	free(cache);
 	cache = write_cache(1000, "glibc-ld.so.cache1.1");
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfoo", false, &path),
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", false, &path),
 			 -EINVAL);
 	free(cache);
 	cache = write_cache(2, "ld.so-1.7.0");
-	assert_int_equal(uresolve_ldcache_lookup(cache, "libfoo", false, &path),
+	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", false, &path),
 			 -EINVAL);
 	free(cache);
 }
@@ -459,12 +459,12 @@ static void test_open_errors(void **state)
 	char *src;
 
 	(void)state;
-	assert_null(uresolve_open("/nonexistent/dir/prog", &err));
+	assert_null(kt_ures_open("/nonexistent/dir/prog", &err));
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(err.msg);
 	assert_int_equal(asprintf(&src, "%s/tests/targets/probed.c", srcdir) > 0,
 			 1);
-	assert_null(uresolve_open(src, &err));
+	assert_null(kt_ures_open(src, &err));
 	assert_int_equal(errno, ENOEXEC);
 	assert_non_null(strstr(err.msg, "not an ELF"));
 	free(src);
@@ -480,10 +480,10 @@ static void check_syms(const char *bin)
 	struct uresolve *ur = open_ok(bin);
 	size_t i;
 
-	assert_string_equal(uresolve_path(ur), bin);
+	assert_string_equal(kt_ures_path(ur), bin);
 	for (i = 0; i < sizeof(fns) / sizeof(*fns); i++)
 		assert_int_equal(resolve_ok(ur, fns[i], 0), sym_off(bin, fns[i]));
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_symbol_pie(void **state)
@@ -515,13 +515,13 @@ static void test_symbol_offset(void **state)
 			 expect_off(pie, v) + 4);
 	assert_int_equal(resolve_ok(ur, "parse_line", s - 1),
 			 expect_off(pie, v) + s - 1);
-	assert_int_equal(uresolve_symbol(ur, "parse_line", s, &off, &err),
+	assert_int_equal(kt_ures_symbol(ur, "parse_line", s, &off, &err),
 			 -ERANGE);
 	assert_non_null(strstr(err.msg, "outside 'parse_line'"));
-	assert_int_equal(uresolve_symbol(ur, "parse_line", s + 1000, &off,
+	assert_int_equal(kt_ures_symbol(ur, "parse_line", s + 1000, &off,
 					 &err), -ERANGE);
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_symbol_unknown(void **state)
@@ -531,21 +531,21 @@ static void test_symbol_unknown(void **state)
 	unsigned long off;
 
 	(void)state;
-	assert_int_equal(uresolve_symbol(ur, "parse_lien", 0, &off, &err),
+	assert_int_equal(kt_ures_symbol(ur, "parse_lien", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "did you mean"));
 	assert_non_null(strstr(err.msg, "parse_line"));
-	assert_int_equal(uresolve_symbol(ur, "acount", 0, &off, &err), -ENOENT);
+	assert_int_equal(kt_ures_symbol(ur, "acount", 0, &off, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "account"));
 	/* nothing close: no suggestion list */
-	assert_int_equal(uresolve_symbol(ur, "zzzzqqqqxxxx", 0, &off, &err),
+	assert_int_equal(kt_ures_symbol(ur, "zzzzqqqqxxxx", 0, &off, &err),
 			 -ENOENT);
 	assert_null(strstr(err.msg, "did you mean"));
 	/* data symbols are not probe points */
-	assert_int_equal(uresolve_symbol(ur, "hot_count", 0, &off, &err),
+	assert_int_equal(kt_ures_symbol(ur, "hot_count", 0, &off, &err),
 			 -ENOENT);
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_symbol_stripped(void **state)
@@ -555,18 +555,18 @@ static void test_symbol_stripped(void **state)
 	unsigned long off;
 
 	(void)state;
-	assert_int_equal(uresolve_symbol(ur, "parse_line", 0, &off, &err),
+	assert_int_equal(kt_ures_symbol(ur, "parse_line", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "no .symtab"));
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_symbol_libc_versions(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
 	struct uresolve *ur = open_ok("libc");
-	const char *libc = uresolve_path(ur);
+	const char *libc = kt_ures_path(ur);
 	unsigned long v, s, off, want;
 
 	(void)state;
@@ -576,7 +576,7 @@ static void test_symbol_libc_versions(void **state)
 	assert_int_equal(resolve_ok(ur, "malloc@@GLIBC_2.2.5", 0), want);
 	assert_int_equal(resolve_ok(ur, "malloc@GLIBC_2.2.5", 0), want);
 	assert_int_equal(resolve_ok(ur, "malloc", 8), want + 8);
-	assert_int_equal(uresolve_symbol(ur, "malloc@@GLIBC_9.9", 0, &off,
+	assert_int_equal(kt_ures_symbol(ur, "malloc@@GLIBC_9.9", 0, &off,
 					 &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "GLIBC_9.9"));
 	/* memcpy has a hidden old version and a default newer one */
@@ -588,11 +588,11 @@ static void test_symbol_libc_versions(void **state)
 				 expect_off(libc, v));
 		assert_int_equal(resolve_ok(ur, "memcpy", 0),
 				 expect_off(libc, dv));
-		assert_int_equal(uresolve_symbol(ur, "memcpy@@GLIBC_2.2.5", 0,
+		assert_int_equal(kt_ures_symbol(ur, "memcpy@@GLIBC_2.2.5", 0,
 						 &off, &err), -ENOENT);
 	}
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_symbol_cxx(void **state)
@@ -617,12 +617,12 @@ static void test_symbol_cxx(void **state)
 			 sym_off(cxx, "_ZN2ns5Klass6methodEd"));
 	assert_int_equal(resolve_ok(ur, "_ZN2ns5Klass6methodEd", 0),
 			 sym_off(cxx, "_ZN2ns5Klass6methodEd"));
-	assert_int_equal(uresolve_symbol(ur, "ns::Klass::method", 0, &off,
+	assert_int_equal(kt_ures_symbol(ur, "ns::Klass::method", 0, &off,
 					 &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "ambiguous"));
 	assert_non_null(strstr(err.msg, "ns::Klass::method(int)"));
 	assert_non_null(strstr(err.msg, "ns::Klass::method(double)"));
-	assert_int_equal(uresolve_symbol(ur, "ns::Klass::methd", 0, &off, &err),
+	assert_int_equal(kt_ures_symbol(ur, "ns::Klass::methd", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "ns::Klass::method"));
 	check_arg(ur, resolve_ok(ur, "ns::Klass::only", 0), "x", false, "%si",
@@ -630,7 +630,7 @@ static void test_symbol_cxx(void **state)
 	check_arg(ur, resolve_ok(ur, "ns::Klass::only", 0), "this->v", false,
 		  "+0(%di)", "s32");
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 /* ----------------------------------------------------------------- DWARF */
@@ -697,7 +697,7 @@ static void check_args(const char *bin)
 	check_arg_err(ur, ac, "$retval", false, EINVAL, "return probe");
 	check_arg_err(ur, ac, "acct", true, EINVAL, "local variable");
 	check_arg_err(ur, ac, "acct->", false, EINVAL, "field name");
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_args_pie(void **state)
@@ -719,14 +719,14 @@ static void test_err_caret(void **state)
 	char *fa, *ty;
 
 	(void)state;
-	assert_int_equal(uresolve_arg(ur, resolve_ok(ur, "account", 0),
+	assert_int_equal(kt_ures_arg(ur, resolve_ok(ur, "account", 0),
 				      "acct->nosuch", false, &fa, &ty, &err),
 			 -ENOENT);
 	assert_non_null(err.input);
 	assert_string_equal(err.input, "acct->nosuch");
 	assert_int_equal(err.pos, 6);
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 /* addr2line's "file:line" for file offset off of bin (vaddr by segment). */
@@ -762,7 +762,7 @@ static void test_line(void **state)
 		unsigned long off, hv, hs, vaddr;
 		const char *got_slash;
 
-		assert_int_equal(uresolve_line(ur, "probed.c", hot_line, &off,
+		assert_int_equal(kt_ures_line(ur, "probed.c", hot_line, &off,
 					       &err), 0);
 		got = addr2line(bins[i], off);
 		snprintf(want, sizeof(want), "/probed.c:%d", hot_line);
@@ -775,7 +775,7 @@ static void test_line(void **state)
 		vaddr = off + seg_delta_of_off(bins[i], off);
 		assert_true(vaddr >= hv && vaddr < hv + hs);
 
-		assert_int_equal(uresolve_line(ur, "targets/probed.c",
+		assert_int_equal(kt_ures_line(ur, "targets/probed.c",
 					       acct_line, &off, &err), 0);
 		got = addr2line(bins[i], off);
 		snprintf(want, sizeof(want), "/probed.c:%d", acct_line);
@@ -785,16 +785,16 @@ static void test_line(void **state)
 		check_arg(ur, off, "acct->id", false, "+0(%di)", "s32");
 
 		/* a comment line has no code */
-		assert_int_equal(uresolve_line(ur, "probed.c", 2, &off, &err),
+		assert_int_equal(kt_ures_line(ur, "probed.c", 2, &off, &err),
 				 -ENOENT);
 		assert_non_null(strstr(err.msg, "nearest line"));
-		assert_int_equal(uresolve_line(ur, "other.c", hot_line, &off,
+		assert_int_equal(kt_ures_line(ur, "other.c", hot_line, &off,
 					       &err), -ENOENT);
 		assert_non_null(strstr(err.msg, "no source file"));
 		/* "robed.c" is not a path component match */
-		assert_int_equal(uresolve_line(ur, "robed.c", hot_line, &off,
+		assert_int_equal(kt_ures_line(ur, "robed.c", hot_line, &off,
 					       &err), -ENOENT);
-		uresolve_free(ur);
+		kt_ures_free(ur);
 	}
 	ktrace_err_clear(&err);
 }
@@ -811,8 +811,8 @@ static void test_line_locals(void **state)
 	(void)state;
 	snprintf(src, sizeof(src), "%s/tests/targets/probed.c", srcdir);
 	line = source_line(src, "fields++;");
-	assert_int_equal(uresolve_line(ur, "probed.c", line, &off, &err), 0);
-	ret = uresolve_arg(ur, off, "fields", false, &fa, &ty, &err);
+	assert_int_equal(kt_ures_line(ur, "probed.c", line, &off, &err), 0);
+	ret = kt_ures_arg(ur, off, "fields", false, &fa, &ty, &err);
 	if (ret) {
 		/* only acceptable failure: the compiler dropped it here */
 		assert_non_null(strstr(err.msg, "optimized out"));
@@ -826,7 +826,7 @@ static void test_line_locals(void **state)
 	/* a local of another function is not visible here */
 	check_arg_err(ur, off, "before", false, ENOENT, "in parse_line()");
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 /*
@@ -861,7 +861,7 @@ static void test_unoptimised_prologue(void **state)
 	entry = resolve_ok(ur, "parse_line", 0);
 	check_arg_err(ur, entry, "line", false, EAGAIN, "prologue");
 	/* registers are fine at the entry even here */
-	assert_int_equal(uresolve_skip_prologue(ur, entry, &off, &err), 0);
+	assert_int_equal(kt_ures_skip_prologue(ur, entry, &off, &err), 0);
 	delta = seg_delta_of_off(o0, entry);
 	assert_true(off + delta > store);
 	assert_true(off + delta < v + s);
@@ -869,7 +869,7 @@ static void test_unoptimised_prologue(void **state)
 	check_arg(ur, off, "line", false, want, "string");
 
 	/* not a function entry */
-	assert_int_equal(uresolve_skip_prologue(ur, entry + 1, &off, &err),
+	assert_int_equal(kt_ures_skip_prologue(ur, entry + 1, &off, &err),
 			 -EINVAL);
 	ktrace_err_clear(&err);
 
@@ -904,7 +904,7 @@ static void test_unoptimised_prologue(void **state)
 		ktrace_probe_free(p);
 		ktrace_resolver_free(res);
 	}
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 static void test_no_debuginfo(void **state)
@@ -918,15 +918,15 @@ static void test_no_debuginfo(void **state)
 	/* symbols still work */
 	off = resolve_ok(ur, "parse_line", 0);
 	assert_int_equal(off, sym_off(nodbg, "parse_line"));
-	assert_int_equal(uresolve_arg(ur, off, "line", false, &fa, &ty, &err),
+	assert_int_equal(kt_ures_arg(ur, off, "line", false, &fa, &ty, &err),
 			 -ENODATA);
 	assert_non_null(strstr(err.msg, nodbg));
 	assert_non_null(strstr(err.msg, "no DWARF debug info"));
 	assert_non_null(strstr(err.msg, "-dbgsym"));
-	assert_int_equal(uresolve_line(ur, "probed.c", 20, &off, &err),
+	assert_int_equal(kt_ures_line(ur, "probed.c", 20, &off, &err),
 			 -ENODATA);
 	ktrace_err_clear(&err);
-	uresolve_free(ur);
+	kt_ures_free(ur);
 }
 
 int main(void)
