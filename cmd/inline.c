@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Inline probes of record and stat (-e 'kprobe:SPEC', 'kretprobe:SPEC',
- * 'uprobe:BINARY:SYMBOL ARGS', 'uretprobe:...'): made for one run in the
- * group ktrace_<pid>, removed when it ends. A ktrace killed before it could
- * remove them leaves the group to the next ktrace start (kt_tfs()).
+ * 'uprobe:BINARY:SYMBOL ARGS', 'uretprobe:...'): the command-line syntax
+ * turned into probe specs of one probe set (lib/probe/set.c) in the set's
+ * own group (ktrace_<pid>), taken back when the run ends. A ktrace killed
+ * before it could leaves the group to the next one that creates probes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -65,8 +66,9 @@ static void inline_name(const struct kt_inline *in, int i, const char *spec,
 		else
 			snprintf(name, 64, "%s", base);
 		for (int j = 0; j < i && !taken; j++)
-			taken = in->probes[j] &&
-				!strcmp(ktrace_probe_event(in->probes[j]), name);
+			taken = in->idx[j] >= 0 &&
+				!strcmp(ktrace_probe_event(ktrace_probes_get(
+					in->ps, in->idx[j])), name);
 		if (!taken)
 			return;
 		n++;
@@ -130,17 +132,18 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 		     char *const *specs, int n)
 {
 	struct ktrace_err err = { .pos = -1 };
-	int ret = KT_OK;
+	int ret = KT_OK, failed;
 
 	memset(in, 0, sizeof(*in));
-	snprintf(in->group, sizeof(in->group), "ktrace_%d", (int)getpid());
-	in->probes = calloc(n > 0 ? n : 1, sizeof(*in->probes));
+	in->idx = calloc(n > 0 ? n : 1, sizeof(*in->idx));
 	in->loc_at = calloc(n > 0 ? n : 1, sizeof(*in->loc_at));
 	in->args_at = calloc(n > 0 ? n : 1, sizeof(*in->args_at));
-	in->res = ktrace_resolver_alloc(ctx->tfs);
-	if (!in->probes || !in->loc_at || !in->args_at || !in->res)
+	in->ps = ktrace_probes_alloc(ctx->tfs);
+	if (!in->idx || !in->loc_at || !in->args_at || !in->ps)
 		return kt_error(ctx, KT_FAIL, "out of memory");
 	in->n = n;
+	for (int i = 0; i < n; i++)
+		in->idx[i] = -1;
 	/* Resolve all before creating any: nothing is made for a typo. */
 	for (int i = 0; i < n; i++) {
 		int kind = inline_kind(specs[i]);
@@ -149,38 +152,33 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 		if (kind < 0)
 			continue;
 		inline_name(in, i, specs[i], kind, name);
-		spec = inline_spec(specs[i], kind, in->group, name,
+		spec = inline_spec(specs[i], kind,
+				   ktrace_probes_own_group(in->ps), name,
 				   &in->loc_at[i], &in->args_at[i]);
 		if (!spec)
 			return kt_error(ctx, KT_FAIL, "out of memory");
-		in->probes[i] = ktrace_probe_parse(spec, NULL, &err);
-		if (!in->probes[i] ||
-		    ktrace_probe_resolve(in->probes[i], in->res, &err) < 0) {
+		ret = ktrace_probes_add(in->ps, spec, NULL, &err);
+		free(spec);
+		if (ret < 0) {
 			map_err(in, specs, i, &err);
-			ret = kt_error_detail(ctx, in->probes[i] ? KT_FAIL :
-					      KT_USAGE, &err);
-			free(spec);
+			ret = kt_error_detail(ctx, err.syntax ? KT_USAGE :
+					      KT_FAIL, &err);
 			ktrace_err_clear(&err);
 			return ret;
 		}
-		free(spec);
+		in->idx[i] = ret;
 		in->nr_probes++;
 	}
-	/* Probes of a ktrace killed with SIGKILL go before new ones come
-	 * (the only commands that sweep are those that create probes). */
-	if (in->nr_probes)
-		ktrace_probe_cleanup_stale(ctx->tfs);
-	for (int i = 0; i < n; i++) {
-		if (!in->probes[i])
-			continue;
-		if (ktrace_probe_create(in->probes[i], ctx->tfs, false,
-					&err) < 0) {
-			map_err(in, specs, i, &err);
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			ktrace_err_clear(&err);
-			return ret;
-		}
-		in->made = i + 1;
+	if (!in->nr_probes)
+		return KT_OK;
+	/* all or nothing; groups of dead ktrace processes go first */
+	if (ktrace_probes_create(in->ps, false, &failed, &err) < 0) {
+		for (int i = 0; i < n; i++)
+			if (failed >= 0 && in->idx[i] == failed)
+				map_err(in, specs, i, &err);
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
 	}
 	return KT_OK;
 }
@@ -188,10 +186,13 @@ int kt_inline_create(struct kt_ctx *ctx, struct kt_inline *in,
 const char *kt_inline_event(const struct kt_inline *in, int i, char *buf,
 			    size_t len)
 {
-	if (!in->probes || i >= in->n || !in->probes[i])
+	const struct ktrace_probe *p;
+
+	if (!in->idx || i >= in->n || in->idx[i] < 0)
 		return NULL;
-	snprintf(buf, len, "%s:%s", ktrace_probe_group(in->probes[i]),
-		 ktrace_probe_event(in->probes[i]));
+	p = ktrace_probes_get(in->ps, in->idx[i]);
+	snprintf(buf, len, "%s:%s", ktrace_probe_group(p),
+		 ktrace_probe_event(p));
 	return buf;
 }
 
@@ -203,11 +204,14 @@ const char *kt_inline_event(const struct kt_inline *in, int i, char *buf,
 void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in)
 {
 	char path[4096], line[512], def[4096];
-	size_t glen = strlen(in->group);
+	const char *group;
+	size_t glen;
 	FILE *prof, *defs;
 
 	if (!in->nr_probes)
 		return;
+	group = ktrace_probes_own_group(in->ps);
+	glen = strlen(group);
 	snprintf(path, sizeof(path), "%s/kprobe_profile",
 		 ktrace_tfs_dir(ctx->tfs));
 	prof = fopen(path, "r");
@@ -226,12 +230,12 @@ void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in)
 			continue;
 		name++;		/* GROUP/EVENT ... */
 		elen = strlen(ev);
-		if (strncmp(name, in->group, glen) || name[glen] != '/' ||
+		if (strncmp(name, group, glen) || name[glen] != '/' ||
 		    strncmp(name + glen + 1, ev, elen) ||
 		    name[glen + 1 + elen] != ' ')
 			continue;
 		fprintf(ctx->err, "ktrace %s: %s:%s: %llu hits, %llu missed by the kernel\n",
-			ctx->cmd ? ctx->cmd : "", in->group, ev, hits, miss);
+			ctx->cmd ? ctx->cmd : "", group, ev, hits, miss);
 	}
 	if (prof)
 		fclose(prof);
@@ -241,17 +245,13 @@ void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in)
 
 void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in)
 {
+	(void)ctx;
 	/* Reverse order; the perf fds using them are closed by now. */
-	for (int i = in->made - 1; i >= 0; i--)
-		if (in->probes[i])
-			ktrace_probe_destroy(ctx->tfs,
-					     ktrace_probe_group(in->probes[i]),
-					     ktrace_probe_event(in->probes[i]));
-	for (int i = 0; in->probes && i < in->n; i++)
-		ktrace_probe_free(in->probes[i]);
-	free(in->probes);
+	if (in->ps)
+		ktrace_probes_undo(in->ps);
+	ktrace_probes_free(in->ps);
+	free(in->idx);
 	free(in->loc_at);
 	free(in->args_at);
-	ktrace_resolver_free(in->res);
 	memset(in, 0, sizeof(*in));
 }

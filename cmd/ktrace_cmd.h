@@ -138,11 +138,10 @@ int kt_workload_finish(struct kt_workload *w, bool stop);
 
 /* Inline probes of record and stat (cmd/inline.c). */
 struct kt_inline {
-	char group[32];			/* ktrace_<pid> */
-	struct ktrace_probe **probes;	/* by -e index; NULL: not inline */
+	struct ktrace_probes *ps;	/* in the set's own group */
+	int *idx;			/* by -e index: probe in ps, or -1 */
 	int *loc_at, *args_at;		/* where the made-up spec has them */
-	struct ktrace_resolver *res;
-	int n, made, nr_probes;
+	int n, nr_probes;
 };
 bool kt_inline_is(const char *spec);
 /* Resolve then create the inline ones of specs; errors printed. */

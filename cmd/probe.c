@@ -172,11 +172,10 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_probe_opts opts = { 0 };
 	struct spec_line *specs = NULL;
-	struct ktrace_probe **made = NULL;
-	struct ktrace_resolver *res = NULL;
+	struct ktrace_probes *ps = NULL;
 	const char *file = NULL;
 	bool dry = false, force = false;
-	int opt, n = 0, nmade = 0, ret = KT_OK;
+	int opt, n = 0, ret = KT_OK;
 
 	while ((opt = getopt_long(argc, argv, "+x:g:nf:jh", add_opts, NULL)) !=
 	       -1) {
@@ -236,13 +235,8 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_FAIL;
 		goto out;
 	}
-	/* Probes of a ktrace killed with SIGKILL go before new ones come
-	 * (a dry run writes nothing). */
-	if (!dry)
-		ktrace_probe_cleanup_stale(ctx->tfs);
-	made = calloc(n > 0 ? (size_t)n : 1, sizeof(*made));
-	res = ktrace_resolver_alloc(ctx->tfs);
-	if (!made || !res) {
+	ps = ktrace_probes_alloc(ctx->tfs);
+	if (!ps) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
@@ -253,9 +247,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		struct ktrace_probe_opts o = opts;
 
 		o.binary = specs[i].binary;
-		made[i] = ktrace_probe_parse(specs[i].spec, &o, &err);
-		if (!made[i] ||
-		    ktrace_probe_resolve(made[i], res, &err) < 0) {
+		if (ktrace_probes_add(ps, specs[i].spec, &o, &err) < 0) {
 			if (file && err.msg) {
 				char *m;
 
@@ -265,28 +257,27 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 					err.msg = m;
 				}
 			}
-			ret = kt_error_detail(ctx, errno == EINVAL && !made[i] ?
-					      KT_USAGE : KT_FAIL, &err);
+			ret = kt_error_detail(ctx, err.syntax ? KT_USAGE :
+					      KT_FAIL, &err);
 			ktrace_err_clear(&err);
-			goto undo;
+			goto out;
 		}
 	}
-	for (int i = 0; i < n; i++) {
+	if (!dry) {
 		struct ktrace_err err = { .pos = -1 };
 
-		if (!dry && ktrace_probe_create(made[i], ctx->tfs, force,
-						&err) < 0) {
+		/* all or nothing; the sweep of dead owners comes first */
+		if (ktrace_probes_create(ps, force, NULL, &err) < 0) {
 			ret = kt_error_detail(ctx, KT_FAIL, &err);
 			ktrace_err_clear(&err);
-			goto undo;
+			goto out;
 		}
-		nmade = i + 1;
 	}
 	/* Notes once everything is made: an error stays one line. */
 	for (int i = 0; i < n; i++)
-		if (ktrace_probe_warning(made[i]))
+		if (ktrace_probe_warning(ktrace_probes_get(ps, i)))
 			fprintf(ctx->err, "ktrace probe: note: %s\n",
-				ktrace_probe_warning(made[i]));
+				ktrace_probe_warning(ktrace_probes_get(ps, i)));
 	if (ctx->json) {
 		if (!kt_json(ctx)) {
 			ret = kt_error(ctx, KT_FAIL, "out of memory");
@@ -295,33 +286,29 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		ktrace_json_array_begin(ctx->jw);
 	}
 	for (int i = 0; i < n; i++)
-		print_added(ctx, made[i], dry);
+		print_added(ctx, ktrace_probes_get(ps, i), dry);
 	if (ctx->json) {
 		ktrace_json_array_end(ctx->jw);
 	} else if (!dry) {
+		const struct ktrace_probe *p0 = ktrace_probes_get(ps, 0);
+
 		fprintf(ctx->out, "\nYou can now use it in all ktrace tools, e.g.:\n\n\tktrace record -e %s:%s -- COMMAND\n\tktrace enable %s:%s\n\tktrace probe del %s:%s\n",
-			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]),
-			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]),
-			ktrace_probe_group(made[0]), ktrace_probe_event(made[0]));
+			ktrace_probe_group(p0), ktrace_probe_event(p0),
+			ktrace_probe_group(p0), ktrace_probe_event(p0),
+			ktrace_probe_group(p0), ktrace_probe_event(p0));
 	}
-	nmade = 0;
+	goto out;
 undo:
 	/* All or nothing: remove what this command created. */
-	for (int i = nmade - 1; i >= 0; i--)
-		if (ktrace_probe_undo(made[i], ctx->tfs) < 0)
-			fprintf(ctx->err, "ktrace probe: could not take back %s:%s\n",
-				ktrace_probe_group(made[i]),
-				ktrace_probe_event(made[i]));
+	if (ktrace_probes_undo(ps) < 0)
+		fprintf(ctx->err, "ktrace probe: could not take back every probe\n");
 out:
 	for (int i = 0; i < n; i++) {
-		if (made)
-			ktrace_probe_free(made[i]);
 		free(specs[i].spec);
 		free(specs[i].binary);
 	}
-	free(made);
 	free(specs);
-	ktrace_resolver_free(res);
+	ktrace_probes_free(ps);
 	return ret;
 }
 

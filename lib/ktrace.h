@@ -38,6 +38,7 @@ struct ktrace_err {
 	char *klog;	/* kernel error_log message, or NULL */
 	char *input;	/* the user's input the caret applies to, or NULL */
 	int pos;	/* offset into input, -1 if unknown */
+	bool syntax;	/* the input is malformed (callers: a usage error) */
 };
 
 void ktrace_err_clear(struct ktrace_err *err);
@@ -295,6 +296,35 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
  * replaced one (--force), put that one back. 0 or -errno.
  */
 int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs);
+
+/*
+ * A probe set: probes parsed and resolved together (nothing written),
+ * then created all or none, and taken back together. The set owns its
+ * probes and one resolver; tfs must outlive it.
+ *  - _add() parses and resolves one spec (errors point into it); returns
+ *    the probe's index or -errno.
+ *  - _create() first removes the groups of ktrace processes that are gone
+ *    (ktrace_probe_cleanup_stale()), then creates every probe; on failure
+ *    it takes back what it made, *failed (may be NULL) names the probe.
+ *  - _undo() takes back what _create() made, in reverse order (a probe
+ *    replaced with force comes back); _free() only frees memory.
+ *  - _own_group() is "ktrace_<pid>", the group of temporary probes that
+ *    die with this process (inline probes of record and stat).
+ */
+struct ktrace_probes;
+
+struct ktrace_probes *ktrace_probes_alloc(struct ktrace_tfs *tfs);
+void ktrace_probes_free(struct ktrace_probes *ps);
+int ktrace_probes_add(struct ktrace_probes *ps, const char *spec,
+		      const struct ktrace_probe_opts *opts,
+		      struct ktrace_err *err);
+int ktrace_probes_count(const struct ktrace_probes *ps);
+/* Probe i, owned by the set. */
+struct ktrace_probe *ktrace_probes_get(const struct ktrace_probes *ps, int i);
+int ktrace_probes_create(struct ktrace_probes *ps, bool force, int *failed,
+			 struct ktrace_err *err);
+int ktrace_probes_undo(struct ktrace_probes *ps);
+const char *ktrace_probes_own_group(const struct ktrace_probes *ps);
 
 /*
  * Remove the kprobe/uprobe group:event from the kernel. Returns -ENOENT

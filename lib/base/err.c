@@ -18,6 +18,7 @@ void ktrace_err_clear(struct ktrace_err *err)
 	err->klog = NULL;
 	err->input = NULL;
 	err->pos = -1;
+	err->syntax = false;
 }
 
 int ktrace_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)

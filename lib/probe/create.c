@@ -52,12 +52,16 @@ static char *defined_line(struct ktrace_tfs *tfs, const char *file,
 static int dyn_write(struct ktrace_tfs *tfs, bool user, const char *line)
 {
 	char *path = kt_path("%s/%s", tfs->dir,
-			     user ? "uprobe_events" : "kprobe_events");
+			     user ? "uprobe_events" : "kprobe_events"), *cmd;
 	int ret;
 
-	if (!path)
-		return -errno;
-	ret = kt_write_file(path, line, strlen(line), O_APPEND);
+	/* one line, as echo writes it */
+	if (!path || asprintf(&cmd, "%s\n", line) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	ret = kt_write_file(path, cmd, strlen(cmd), O_APPEND);
+	free(cmd);
 	free(path);
 	return ret;
 }

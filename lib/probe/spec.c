@@ -436,6 +436,9 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 fail:
 	ktrace_probe_free(p);
 	errno = ret < 0 ? -ret : EINVAL;
+	/* what the user wrote is malformed: a usage error, not a failure */
+	if (err && errno != ENOMEM)
+		err->syntax = true;
 	return NULL;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/wait.h>
 
 #include "faketfs.h"
 
@@ -356,6 +357,175 @@ static void test_state_and_reset(void **state)
 
 /* ------------------------------------------------------------ the CLI */
 
+/*
+ * No process-wide tracefs directory: two trees open at once, and each
+ * probe and instance goes to the tree of the handle it was made with.
+ */
+static void test_two_trees(void **state)
+{
+	char *a = fake_tfs_make(), *b, *da, *db, *ua, *ub;
+	struct ktrace_probe_opts opts = { 0 };
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_tfs *ta, *tb;
+	struct ktrace_resolver *res;
+	struct ktrace_probe *p;
+	struct ktrace_inst *inst;
+
+	(void)state;
+	assert_non_null(a);
+	b = fake_tfs_make();	/* the environment now points at b */
+	assert_non_null(b);
+	assert_true(asprintf(&da, "%s/tracefs", a) > 0);
+	assert_true(asprintf(&db, "%s/tracefs", b) > 0);
+	ta = ktrace_tfs_open(da);
+	tb = ktrace_tfs_open(db);
+	assert_non_null(ta);
+	assert_non_null(tb);
+
+	/* an exported libc function: found wherever the test runs */
+	p = ktrace_probe_parse("libc:malloc x=%di:u64", &opts, &err);
+	assert_non_null(p);
+	res = ktrace_resolver_alloc(ta);
+	assert_int_equal(ktrace_probe_resolve(p, res, &err), 0);
+	assert_int_equal(ktrace_probe_create(p, ta, false, &err), 0);
+	ua = fake_read(a, "tracefs/uprobe_events");
+	ub = fake_read(b, "tracefs/uprobe_events");
+	assert_non_null(strstr(ua, "libc.so.6:0x"));
+	assert_null(strstr(ub ? ub : "", "libc.so.6:0x"));
+	free(ua);
+	free(ub);
+	ktrace_probe_free(p);
+	ktrace_resolver_free(res);
+
+	inst = ktrace_inst_open(ta, "kt_two", true);
+	assert_non_null(inst);
+	free(da);
+	assert_true(asprintf(&da, "%s/tracefs/instances/kt_two", a) > 0);
+	assert_int_equal(access(da, F_OK), 0);
+	free(db);
+	assert_true(asprintf(&db, "%s/tracefs/instances/kt_two", b) > 0);
+	assert_int_not_equal(access(db, F_OK), 0);
+	ktrace_inst_free(inst);
+
+	free(da);
+	free(db);
+	ktrace_tfs_free(ta);
+	ktrace_tfs_free(tb);
+	fake_tfs_remove(b);
+	fake_tfs_remove(a);
+}
+
+/* Append text to ROOT/tracefs/rel. */
+static void fake_append(const char *root, const char *rel, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tracefs/%s", root, rel);
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A probe set is all or nothing: when the second probe cannot be made, the
+ * first is taken back. (The fake tree keeps every command written to it.)
+ */
+static void test_probe_set_all_or_nothing(void **state)
+{
+	char *root = fake_tfs_make(), *before, *after, *dir;
+	struct ktrace_probe_opts opts = { .group = "kt_set" };
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_probes *ps;
+	struct ktrace_tfs *tfs;
+	int failed = -2;
+
+	(void)state;
+	assert_non_null(root);
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	/* b exists already: creating it without force fails */
+	assert_true(asprintf(&dir, "mkdir -p %s/tracefs/events/kt_set/b", root) > 0);
+	assert_int_equal(system(dir), 0);
+	free(dir);
+	ps = ktrace_probes_alloc(tfs);
+	assert_non_null(ps);
+	assert_int_equal(ktrace_probes_add(ps, "a=libc:malloc", &opts, &err), 0);
+	assert_int_equal(ktrace_probes_add(ps, "b=libc:free", &opts, &err), 1);
+	/* a spec that does not parse is a usage error, flagged as such */
+	assert_true(ktrace_probes_add(ps, "c=libc:free x=", &opts, &err) < 0);
+	assert_true(err.syntax);
+	ktrace_err_clear(&err);
+	assert_int_equal(ktrace_probes_count(ps), 2);
+	before = fake_read(root, "tracefs/uprobe_events");
+	assert_int_equal(ktrace_probes_create(ps, false, &failed, &err), -EEXIST);
+	assert_int_equal(failed, 1);
+	ktrace_err_clear(&err);
+	after = fake_read(root, "tracefs/uprobe_events");
+	/* a was written, then taken back; b never */
+	assert_non_null(strstr(after + strlen(before), "p:kt_set/a /"));
+	assert_non_null(strstr(after + strlen(before), "-:kt_set/a\n"));
+	assert_null(strstr(after + strlen(before), "kt_set/b"));
+	free(before);
+	free(after);
+	ktrace_probes_free(ps);
+	ktrace_tfs_free(tfs);
+	fake_tfs_remove(root);
+}
+
+/*
+ * The sweep removes the groups of dead ktrace processes only: not a live
+ * one's, not another tool's; and listing does not sweep at all.
+ */
+static void test_probe_sweep(void **state)
+{
+	char *root = fake_tfs_make(), *after, line[256];
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_probes *ps;
+	struct ktrace_events *evs;
+	struct ktrace_tfs *tfs;
+	pid_t dead = fork();
+
+	(void)state;
+	if (dead == 0)
+		_exit(0);
+	assert_true(dead > 0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	assert_non_null(root);
+	snprintf(line, sizeof(line),
+		 "p:ktrace_%d/x /bin/true:0x0000000000001000\n"
+		 "p:ktrace_%d/y /bin/true:0x0000000000001000\n"
+		 "p:other/z /bin/true:0x0000000000001000\n",
+		 (int)dead, (int)getpid());
+	fake_append(root, "uprobe_events", line);
+	fake_append(root, "dynamic_events", line);
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);	/* a listing */
+	assert_non_null(evs);
+	ktrace_events_free(evs);
+	after = fake_read(root, "tracefs/uprobe_events");
+	assert_null(strstr(after, "-:"));
+	free(after);
+	ps = ktrace_probes_alloc(tfs);
+	assert_non_null(ps);
+	assert_string_equal(ktrace_probes_own_group(ps),
+			    (snprintf(line, sizeof(line), "ktrace_%d",
+				      (int)getpid()), line));
+	assert_int_equal(ktrace_probes_create(ps, false, NULL, &err), 0);
+	after = fake_read(root, "tracefs/uprobe_events");
+	snprintf(line, sizeof(line), "-:ktrace_%d/x\n", (int)dead);
+	assert_non_null(strstr(after, line));
+	snprintf(line, sizeof(line), "-:ktrace_%d/", (int)getpid());
+	assert_null(strstr(after, line));
+	assert_null(strstr(after, "-:other/"));
+	free(after);
+	ktrace_probes_free(ps);
+	ktrace_tfs_free(tfs);
+	fake_tfs_remove(root);
+}
+
 static void test_cli_list(void **state)
 {
 	struct cli_result r;
@@ -551,6 +721,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cli_bad_input_leaves_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_help_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_enable_instance, setup, teardown),
+		cmocka_unit_test(test_two_trees),
+		cmocka_unit_test(test_probe_set_all_or_nothing),
+		cmocka_unit_test(test_probe_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
