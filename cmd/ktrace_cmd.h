@@ -154,6 +154,20 @@ void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in);
 /* Remove what was created and free; call after closing the perf fds. */
 void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in);
 
+/* Shared by the capturing commands (cmd/capture.c). */
+/* At most one of: a command, -p, -a. Else a usage error (exit 2). */
+int kt_target_check(struct kt_ctx *ctx, bool command, bool pids, bool all);
+/* -d SECS: a positive number of seconds, else a usage error. */
+int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out);
+/* Seconds since t0 (CLOCK_MONOTONIC). */
+struct timespec;
+double kt_elapsed(const struct timespec *t0);
+/* Every event glob names, in order, through add(arg, "system:event");
+ * stops at add's first non-zero status. Errors printed; KT_OK or the
+ * status (no match: KT_FAIL; a bad glob: KT_USAGE). */
+int kt_glob_events(struct kt_ctx *ctx, const char *glob,
+		   int (*add)(void *arg, const char *event), void *arg);
+
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);
 

@@ -91,6 +91,26 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 	return 0;
 }
 
+struct rec_add {
+	struct kt_ctx *ctx;
+	struct ktrace_record *rec;
+	const char *filter;	/* of the -e being expanded */
+};
+
+static int add_one(void *arg, const char *name)
+{
+	struct rec_add *ra = arg;
+	struct ktrace_err err = { .pos = -1 };
+	int ret;
+
+	if (ktrace_record_add_event(ra->rec, name, ra->filter, &err) < 0) {
+		ret = kt_error_detail(ra->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
+	return KT_OK;
+}
+
 static int parse_int_list(const char *s, int **out, int *n, bool ranges)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
@@ -262,17 +282,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		case 'j':
 			ctx->json = true;
 			break;
-		case 'd': {
-			char *end;
-
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad duration '%s'", optarg);
+		case 'd':
+			ret = kt_seconds_parse(ctx, optarg, &duration);
+			if (ret)
 				goto out;
-			}
 			break;
-		}
 		case 'c': {
 			char *end;
 
@@ -300,11 +314,9 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 				     "missing -e EVENT");
 		goto out;
 	}
-	if ((argc && (npids || all)) || (npids && all)) {
-		ret = kt_usage_error(ctx, NULL,
-				     "give one target: a command, -p PID or -a");
+	ret = kt_target_check(ctx, argc > 0, npids > 0, all);
+	if (ret)
 		goto out;
-	}
 	for (int i = 0; i < nev; i++) {
 		if (!kt_inline_is(evargs[i].spec) &&
 		    ktrace_glob_check(evargs[i].spec)) {
@@ -334,8 +346,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	/* Events: expand globs; filters go with the -e before them. */
 	for (int i = 0; i < nev; i++) {
-		struct ktrace_events *evs;
-		unsigned int hit = 0;
+		struct rec_add add = { .ctx = ctx, .rec = rec };
 		char name[160];
 
 		if (kt_inline_event(&inl, i, name, sizeof(name))) {
@@ -346,32 +357,10 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			}
 			continue;
 		}
-		evs = ktrace_events_alloc(ctx->tfs, &evargs[i].spec, 1, &hit);
-		if (!evs) {
-			ret = kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
-				       ktrace_tfs_dir(ctx->tfs), strerror(errno),
-				       errno == EACCES ? " (run as root)" : "");
+		add.filter = evargs[i].filter;
+		ret = kt_glob_events(ctx, evargs[i].spec, add_one, &add);
+		if (ret)
 			goto out;
-		}
-		if (!hit) {
-			ktrace_events_free(evs);
-			ret = kt_error(ctx, KT_FAIL, "no event matches '%s'",
-				       evargs[i].spec);
-			goto out;
-		}
-		for (int j = 0; j < ktrace_events_count(evs); j++) {
-			const struct ktrace_event *e = ktrace_events_get(evs, j);
-
-			snprintf(name, sizeof(name), "%s:%s", e->system,
-				 e->name);
-			if (ktrace_record_add_event(rec, name, evargs[i].filter,
-						    &err) < 0) {
-				ktrace_events_free(evs);
-				ret = kt_error_detail(ctx, KT_FAIL, &err);
-				goto out;
-			}
-		}
-		ktrace_events_free(evs);
 	}
 
 	/* The child waits on a pipe until every event is open. */
@@ -459,11 +448,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		if (done && npids)
 			break;		/* every traced process is gone */
 		if (duration > 0) {
-			struct timespec t;
-
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if ((t.tv_sec - t0.tv_sec) +
-			    (t.tv_nsec - t0.tv_nsec) / 1e9 >= duration) {
+			if (kt_elapsed(&t0) >= duration) {
 				stopped = true;
 				break;
 			}

@@ -46,14 +46,6 @@ static const char *const default_events[] = {
 	"cycles", "instructions", NULL,
 };
 
-static double elapsed_s(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /*
  * Print the counts; with interval, the change since the previous interval
  * (prev, one entry per event, updated), as perf stat -I does.
@@ -137,48 +129,34 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 	fflush(ctx->out);
 }
 
+struct stat_add {
+	struct kt_ctx *ctx;
+	struct ktrace_stat *st;
+};
+
+static int add_one(void *arg, const char *name)
+{
+	struct stat_add *sa = arg;
+	struct ktrace_err err = { .pos = -1 };
+	int ret;
+
+	if (ktrace_stat_add(sa->st, name, &err) < 0) {
+		ret = kt_error_detail(sa->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
+	return KT_OK;
+}
+
 /* Add one -e item: a counter name, an exact event or a glob. */
 static int add_event(struct kt_ctx *ctx, struct ktrace_stat *st,
 		     const char *name)
 {
-	struct ktrace_err err = { .pos = -1 };
-	struct ktrace_events *evs;
-	unsigned int hit = 0;
-	int ret;
+	struct stat_add sa = { .ctx = ctx, .st = st };
 
-	if (!strchr(name, ':') || !strpbrk(name, "*?[")) {
-		if (ktrace_stat_add(st, name, &err) < 0) {
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			ktrace_err_clear(&err);
-			return ret;
-		}
-		return KT_OK;
-	}
-	if (ktrace_glob_check(name))
-		return kt_usage_error(ctx, NULL, "bad event pattern '%s'", name);
-	evs = ktrace_events_alloc(ctx->tfs, &name, 1, &hit);
-	if (!evs)
-		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
-				ktrace_tfs_dir(ctx->tfs), strerror(errno),
-				errno == EACCES ? " (run as root)" : "");
-	if (!hit) {
-		ktrace_events_free(evs);
-		return kt_error(ctx, KT_FAIL, "no event matches '%s'", name);
-	}
-	for (int i = 0; i < ktrace_events_count(evs); i++) {
-		const struct ktrace_event *e = ktrace_events_get(evs, i);
-		char full[160];
-
-		snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
-		if (ktrace_stat_add(st, full, &err) < 0) {
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			ktrace_err_clear(&err);
-			ktrace_events_free(evs);
-			return ret;
-		}
-	}
-	ktrace_events_free(evs);
-	return KT_OK;
+	if (!strchr(name, ':') || !strpbrk(name, "*?["))
+		return add_one(&sa, name);
+	return kt_glob_events(ctx, name, add_one, &sa);
 }
 
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
@@ -242,12 +220,9 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 			}
 			break;
 		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad duration '%s'", optarg);
+			ret = kt_seconds_parse(ctx, optarg, &duration);
+			if (ret)
 				goto out;
-			}
 			break;
 		case 'j':
 			ctx->json = true;
@@ -270,11 +245,9 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if ((argc && (pid > 0 || all)) || (pid > 0 && all)) {
-		ret = kt_usage_error(ctx, NULL,
-				     "give one target: a command, -p PID or -a");
+	ret = kt_target_check(ctx, argc > 0, pid > 0, all);
+	if (ret)
 		goto out;
-	}
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;
@@ -337,7 +310,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		if (duration > 0 && duration * 1000 < wait_ms)
 			wait_ms = duration * 1000;
 		poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
-		now = elapsed_s(&t0);
+		now = kt_elapsed(&t0);
 		if (interval && (now - last) * 1000 >= interval) {
 			print_counts(ctx, st, now, prev, what);
 			last = now;
@@ -355,7 +328,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	ktrace_stat_disable(st);
 	if (pfd.fd >= 0)
 		close(pfd.fd);
-	print_counts(ctx, st, elapsed_s(&t0), NULL, what);
+	print_counts(ctx, st, kt_elapsed(&t0), NULL, what);
 	kt_inline_report_misses(ctx, &inl);
 out:
 	/* A workload still running after -d or a signal is stopped. */

@@ -174,7 +174,9 @@ for k in "${booted[@]}"; do
 	for t in "$here"/$tests_glob; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
-		tr -d '\r' < "$log" | grep -q "KTRACE-SCRIPT-END $name " ||
+		# grep -q would stop reading early and, under pipefail, tr's
+		# SIGPIPE would fail the pipeline although the line is there
+		[ "$(tr -d '\r' < "$log" | grep -c "KTRACE-SCRIPT-END $name ")" -gt 0 ] ||
 			record_fail "$k" "$name" "did not finish (VM died or hung while it ran)"
 	done
 
