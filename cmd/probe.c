@@ -274,7 +274,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		}
 	}
 	/* Notes once everything is made: an error stays one line. */
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < ktrace_probes_count(ps); i++)
 		if (ktrace_probe_warning(ktrace_probes_get(ps, i)))
 			fprintf(ctx->err, "ktrace probe: note: %s\n",
 				ktrace_probe_warning(ktrace_probes_get(ps, i)));
@@ -285,7 +285,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 		}
 		ktrace_json_array_begin(ctx->jw);
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < ktrace_probes_count(ps); i++)
 		print_added(ctx, ktrace_probes_get(ps, i), dry);
 	if (ctx->json) {
 		ktrace_json_array_end(ctx->jw);
@@ -406,12 +406,17 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 			kt_jstr(j, "event", e->name);
 			kt_jstr(j, "location", loc);
 			kt_jstr(j, "args", args);
+			kt_jbool(j, "ktrace", ktrace_probe_group_is_ktrace(
+				 ctx->tfs, e->system));
 			kt_jstr(j, "definition", e->definition);
 			ktrace_json_object_end(j);
 		} else {
-			fprintf(ctx->out, "%-10s %s:%s  %s%s%s\n",
+			fprintf(ctx->out, "%-10s %s:%s  %s%s%s%s\n",
 				ktrace_kind_name(e->kind), e->system, e->name,
-				loc ? loc : "", *args ? "  " : "", args);
+				loc ? loc : "", *args ? "  " : "", args,
+				ktrace_probe_group_is_ktrace(ctx->tfs,
+							     e->system) ?
+				"" : "  (not ktrace's)");
 		}
 		free(loc);
 		shown++;
@@ -429,6 +434,28 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 	ktrace_events_free(evs);
 	free(hits);
 	return ret;
+}
+
+/*
+ * Does glob name its group, rather than match groups by a pattern? Only
+ * then may it reach another tool's probes ("other:x", "other:*"); "*",
+ * "*:x" or "kt*" match ktrace's own groups only.
+ */
+static bool names_group(const char *glob)
+{
+	size_t glen = strcspn(glob, ":");
+
+	return !memchr(glob, '*', glen) && !memchr(glob, '?', glen) &&
+	       !memchr(glob, '[', glen);
+}
+
+/* May glob remove probe e? */
+static bool del_matches(struct kt_ctx *ctx, const char *glob,
+			const struct ktrace_event *e)
+{
+	return ktrace_glob_match(glob, e->system, e->name) &&
+	       (names_group(glob) ||
+		ktrace_probe_group_is_ktrace(ctx->tfs, e->system));
 }
 
 static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
@@ -465,12 +492,14 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 		if (!is_probe_kind(e->kind))
 			continue;
 		for (int g = 0; g < argc; g++)
-			if (ktrace_glob_match(argv[g], e->system, e->name))
+			if (del_matches(ctx, argv[g], e))
 				hits[g]++;
 	}
 	for (int g = 0; g < argc; g++) {
 		if (!hits[g]) {
-			ret = kt_error(ctx, KT_FAIL, "no probe matches '%s'",
+			ret = kt_error(ctx, KT_FAIL, names_group(argv[g]) ?
+				       "no probe matches '%s'" :
+				       "no probe of ktrace matches '%s' (another tool's probes go only when their group is named: 'GROUP:EVENT')",
 				       argv[g]);
 			goto out;
 		}
@@ -487,10 +516,15 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		bool mine = false;
 		int r;
 
 		if (!is_probe_kind(e->kind))
 			continue;
+		for (int g = 0; g < argc && !mine; g++)
+			mine = del_matches(ctx, argv[g], e);
+		if (!mine)
+			continue;	/* another tool's, not named */
 		r = ktrace_probe_destroy(ctx->tfs, e->system, e->name);
 		if (r) {
 			const char *why = r == -EBUSY ?

@@ -339,6 +339,13 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
  */
 int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs);
 
+/*
+ * Is group ktrace's own: "ktrace", "ktrace_<pid>" (inline probes), or a
+ * group ktrace created probes in with -g (remembered in the state dir)?
+ * Globs that do not name a group match ktrace's own groups only.
+ */
+bool ktrace_probe_group_is_ktrace(struct ktrace_tfs *tfs, const char *group);
+
 /* Does this kernel support kprobe events (kprobe_events in tracefs)? */
 bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs);
 

@@ -48,6 +48,16 @@ char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef void (*kt_json_sink_fn)(void *ctx, const char *p, size_t n);
 void kt_json_escape(const char *s, size_t n, kt_json_sink_fn sink, void *ctx);
 
+/*
+ * What ktrace made in a tree is remembered in its state dir
+ * (KTRACE_STATE_DIR) as KIND.NAME: "instance" (instances to remove on
+ * reset), "group" (probe groups made with -g). 0 or -errno / true if so.
+ */
+int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name);
+bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name);
+void kt_state_unmark(struct ktrace_tfs *tfs, const char *kind,
+		     const char *name);
+
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);
 

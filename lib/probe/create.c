@@ -102,6 +102,15 @@ static bool event_exists(struct ktrace_tfs *tfs, const char *g, const char *e)
 	return ret;
 }
 
+static bool group_exists(struct ktrace_tfs *tfs, const char *g)
+{
+	char *path = kt_path("%s/events/%s", tfs->dir, g);
+	bool ret = path && access(path, F_OK) == 0;
+
+	free(path);
+	return ret;
+}
+
 int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 			bool force, struct ktrace_err *err)
 {
@@ -204,6 +213,7 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 {
 	char line[160];
 	bool user;
+	int ret;
 
 	if (kt_probe_name_check(group) || kt_probe_name_check(event))
 		return -EINVAL;
@@ -216,7 +226,11 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 		return -ENOENT;
 	snprintf(line, sizeof(line), "-:%s/%s", group, event);
 	/* The kernel says EBUSY while the event is enabled or open. */
-	return dyn_write(tfs, user, line);
+	ret = dyn_write(tfs, user, line);
+	/* the group's last probe: ktrace no longer has it */
+	if (!ret && !group_exists(tfs, group))
+		kt_state_unmark(tfs, "group", group);
+	return ret;
 }
 
 /* "ktrace_<pid>" -> pid, or 0 when name is not such a group. */
@@ -230,6 +244,12 @@ static int owner_pid(const char *group)
 		return 0;
 	pid = strtol(p, &end, 10);
 	return *end || pid <= 0 || pid > 0x3fffffff ? 0 : (int)pid;
+}
+
+bool ktrace_probe_group_is_ktrace(struct ktrace_tfs *tfs, const char *group)
+{
+	return !strcmp(group, "ktrace") || owner_pid(group) ||
+	       kt_state_has(tfs, "group", group);
 }
 
 int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)

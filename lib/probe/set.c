@@ -118,6 +118,11 @@ int ktrace_probes_create(struct ktrace_probes *ps, bool force, int *failed,
 			return ret;
 		}
 		ps->made = i + 1;
+		/* a group made with -g is remembered as ktrace's */
+		if (!ktrace_probe_group_is_ktrace(ps->tfs,
+						  ktrace_probe_group(ps->v[i])))
+			kt_state_mark(ps->tfs, "group",
+				      ktrace_probe_group(ps->v[i]));
 	}
 	return 0;
 }

@@ -16,38 +16,14 @@
 #include "base/internal.h"
 
 /* The marker file saying ktrace created instance name; caller frees. */
-static char *owned_marker(struct ktrace_tfs *tfs, const char *name)
-{
-	return kt_path("%s/instance.%s", tfs->state_dir, name);
-}
-
 static int mark_owned(struct ktrace_tfs *tfs, const char *name)
 {
-	char *p;
-	int ret;
-
-	if (mkdir(tfs->state_dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	p = owned_marker(tfs, name);
-	if (!p)
-		return -errno;
-	ret = kt_write_file(p, tfs->dir, strlen(tfs->dir), O_CREAT | O_TRUNC);
-	if (ret == -ENOENT)
-		ret = -EIO;
-	free(p);
-	return ret;
+	return kt_state_mark(tfs, "instance", name);
 }
 
 static bool is_owned(struct ktrace_tfs *tfs, const char *name)
 {
-	char *p = owned_marker(tfs, name);
-	bool ret;
-
-	if (!p)
-		return false;
-	ret = access(p, F_OK) == 0;
-	free(p);
-	return ret;
+	return kt_state_has(tfs, "instance", name);
 }
 
 struct ktrace_inst *ktrace_inst_open(struct ktrace_tfs *tfs, const char *name,
@@ -132,16 +108,11 @@ bool ktrace_inst_owned(const struct ktrace_inst *inst)
 
 int ktrace_inst_destroy(struct ktrace_inst *inst)
 {
-	char *p;
-
 	if (!inst->name || !inst->ti)
 		return -EINVAL;
 	if (tracefs_instance_destroy(inst->ti) < 0)
 		return -errno;
-	p = owned_marker(inst->tfs, inst->name);
-	if (p)
-		unlink(p);
-	free(p);
+	kt_state_unmark(inst->tfs, "instance", inst->name);
 	inst->owned = false;
 	return 0;
 }

@@ -186,3 +186,55 @@ bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs)
 	free(p);
 	return ret;
 }
+
+/* state_dir/KIND.NAME: the mark of something ktrace made in this tree. */
+static char *state_marker(struct ktrace_tfs *tfs, const char *kind,
+			  const char *name)
+{
+	return kt_path("%s/%s.%s", tfs->state_dir, kind, name);
+}
+
+int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name)
+{
+	char *p;
+	int ret;
+
+	if (ktrace_name_check(name))
+		return -EINVAL;
+	if (mkdir(tfs->state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	p = state_marker(tfs, kind, name);
+	if (!p)
+		return -errno;
+	ret = kt_write_file(p, tfs->dir, strlen(tfs->dir), O_CREAT | O_TRUNC);
+	if (ret == -ENOENT)
+		ret = -EIO;
+	free(p);
+	return ret;
+}
+
+bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name)
+{
+	char *p;
+	bool ret;
+
+	if (ktrace_name_check(name))
+		return false;
+	p = state_marker(tfs, kind, name);
+	if (!p)
+		return false;
+	ret = access(p, F_OK) == 0;
+	free(p);
+	return ret;
+}
+
+void kt_state_unmark(struct ktrace_tfs *tfs, const char *kind,
+		     const char *name)
+{
+	char *p = ktrace_name_check(name) ? NULL :
+		  state_marker(tfs, kind, name);
+
+	if (p)
+		unlink(p);
+	free(p);
+}

@@ -199,6 +199,34 @@ t_probe_del_removes_only_matching() {
 	return $r
 }
 
+# Another tool's probe survives globs that do not name its group, is
+# marked in probe list, and goes only when its group is named.
+t_probe_del_glob_spares_other_tools() {
+	local g=kt_it_probe_own o=kt_it_other r=0 def
+	def=$($KTRACE probe add -n -x $PROBED 'hot' | sed "s|^p:ktrace/hot |p:$o/x |")
+	case $def in "p:$o/x /"*) ;; *) fail "dry run: $def"; return 1 ;; esac
+	echo "$def" >> $TFS/uprobe_events || { fail "cannot add $o:x"; return 1; }
+	expect_status 0 $KTRACE probe add -g $g -x $PROBED 'h=hot' || r=1
+	if [ $r = 0 ]; then
+		expect_status 0 $KTRACE probe list &&
+		expect_contains "foreign marked" "$OUT" "$o:x  " &&
+		expect_eq "foreign line" "$(echo "$OUT" | grep "$o:x" | grep -c "(not ktrace's)")" 1 &&
+		expect_eq "own line" "$(echo "$OUT" | grep "$g:h" | grep -c "(not ktrace's)")" 0 &&
+		expect_status 0 $KTRACE --json probe list "$o:*" &&
+		expect_contains "json marks it" "$OUT" '"ktrace": false' &&
+		expect_status 0 $KTRACE probe del '*' &&
+		expect_contains "own probe removed" "$OUT" "$g:h" &&
+		expect_eq "foreign probe kept" "$(grep -c "^p:$o/x " $TFS/uprobe_events)" 1 &&
+		expect_status 1 $KTRACE probe del '*:x' &&
+		expect_contains "says why" "$ERR" "their group is named" &&
+		expect_status 0 $KTRACE probe del "$o:*" &&
+		expect_eq "named group removed" "$(grep -c "^p:$o/x " $TFS/uprobe_events)" 0 || r=1
+	fi
+	grep -q "^p:$o/x " $TFS/uprobe_events && echo "-:$o/x" >> $TFS/uprobe_events
+	kt_probe_cleanup $g
+	return $r
+}
+
 t_probe_failures_leave_tracefs_identical() {
 	local g=kt_it_probe_fail r=0 before want spec
 	before=$(tfs_snapshot; cat $TFS/uprobe_events)
