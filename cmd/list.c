@@ -60,9 +60,12 @@ static void print_json_event(struct ktrace_json *j,
 static void print_text_event(FILE *f, const struct ktrace_event *e,
 			     bool fields, bool fmt)
 {
-	if (e->kind == KTRACE_KIND_TRACEPOINT)
-		fprintf(f, "%s:%s\n", e->system, e->name);
-	else
+	if (e->kind == KTRACE_KIND_TRACEPOINT) {
+		fputs_unlocked(e->system, f);
+		putc_unlocked(':', f);
+		fputs_unlocked(e->name, f);
+		putc_unlocked('\n', f);
+	} else
 		fprintf(f, "%s:%s [%s]\n", e->system, e->name,
 			ktrace_kind_name(e->kind));
 	if (fields) {

@@ -216,12 +216,41 @@ static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
 	return 0;
 }
 
-static int ev_cmp(const void *a, const void *b)
+/* Sorting small keys, not the entries themselves (qsort copies them). */
+struct ev_key {
+	const char *system, *name;
+	int i;
+};
+
+static int key_cmp(const void *a, const void *b)
 {
-	const struct ev_entry *x = a, *y = b;
+	const struct ev_key *x = a, *y = b;
 	int c = strcmp(x->system, y->system);
 
 	return c ? c : strcmp(x->name, y->name);
+}
+
+/* Sort evs by system, then name. 0 or -ENOMEM. */
+static int ev_sort(struct ktrace_events *evs)
+{
+	struct ev_key *k = malloc(evs->n * sizeof(*k));
+	struct ev_entry *nv = malloc(evs->n * sizeof(*nv));
+
+	if (!k || !nv) {
+		free(k);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < evs->n; i++)
+		k[i] = (struct ev_key){ evs->v[i].system, evs->v[i].name, i };
+	qsort(k, evs->n, sizeof(*k), key_cmp);
+	for (int i = 0; i < evs->n; i++)
+		nv[i] = evs->v[k[i].i];
+	free(k);
+	free(evs->v);
+	evs->v = nv;
+	evs->cap = evs->n;
+	return 0;
 }
 
 static bool is_dir_entry(const struct dirent *d)
@@ -332,7 +361,9 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 		if (!ev)
 			continue;
 		*ev++ = '\0';
-		if (ktrace_name_check(line) || ktrace_name_check(ev))
+		/* names from the kernel: only what could leave the tree */
+		if (line[0] == '.' || ev[0] == '.' || strchr(ev, '/') ||
+		    strchr(line, '/'))
 			continue;
 		for (int i = 0; i < nglobs; i++) {
 			if (ktrace_glob_match(globs[i], line, ev)) {
@@ -407,9 +438,11 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 			goto fail;
 	}
 	free(evdir);
+	evdir = NULL;
 	kt_dyn_free(&ds);
-	if (evs->n)
-		qsort(evs->v, evs->n, sizeof(*evs->v), ev_cmp);
+	ret = evs->n ? ev_sort(evs) : 0;
+	if (ret)
+		goto fail;
 	for (int i = 0; i < evs->n; i++) {
 		struct ev_entry *e = &evs->v[i];
 
