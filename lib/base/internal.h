@@ -29,6 +29,8 @@ struct ktrace_inst {
 char *kt_read_file(const char *path, size_t *len);
 /* The same from an open fd (read to its end; not closed). */
 char *kt_read_fd(int fd, size_t *len);
+/* The same with a first buffer of hint bytes (big files: no regrowth). */
+char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
 /*

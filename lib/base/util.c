@@ -13,7 +13,12 @@
 
 char *kt_read_fd(int fd, size_t *len)
 {
-	size_t cap = 4096, n = 0;
+	return kt_read_fd_hint(fd, len, 4096);
+}
+
+char *kt_read_fd_hint(int fd, size_t *len, size_t hint)
+{
+	size_t cap = hint > 16 ? hint : 16, n = 0;
 	char *buf, *nb;
 	ssize_t r;
 	int saved;

@@ -2,6 +2,7 @@
 /* Listing the events of a tracefs tree, with their kind and format. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@ struct ev_entry {
 	char *definition;
 	struct ktrace_field *fields;
 	char *print_fmt;
+	bool borrowed;		/* system, name point into evs->avail */
 };
 
 struct ktrace_events {
@@ -24,6 +26,7 @@ struct ktrace_events {
 	struct ev_entry *v;
 	int n, cap;
 	struct tep_handle *tep;
+	char *avail;		/* available_events, cut into names */
 };
 
 /* One line of dynamic_events: "p:grp/ev ..." */
@@ -185,8 +188,12 @@ static const struct kt_dyn_def *dyn_find(const struct kt_dyn_set *ds,
 	return NULL;
 }
 
+/*
+ * Add sys:name. borrow: the strings live as long as evs (they point into
+ * evs->avail) and are not copied.
+ */
 static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
-		  const struct kt_dyn_def *def)
+		  const struct kt_dyn_def *def, bool borrow)
 {
 	struct ev_entry *e;
 
@@ -201,12 +208,15 @@ static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
 	}
 	e = &evs->v[evs->n];
 	memset(e, 0, sizeof(*e));
-	e->system = strdup(sys);
-	e->name = strdup(name);
+	e->borrowed = borrow;
+	e->system = borrow ? (char *)sys : strdup(sys);
+	e->name = borrow ? (char *)name : strdup(name);
 	e->definition = def ? strdup(def->line) : NULL;
 	if (!e->system || !e->name || (def && !e->definition)) {
-		free(e->system);
-		free(e->name);
+		if (!borrow) {
+			free(e->system);
+			free(e->name);
+		}
 		free(e->definition);
 		return -ENOMEM;
 	}
@@ -230,26 +240,41 @@ static int key_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-/* Sort evs by system, then name. 0 or -ENOMEM. */
+/*
+ * Sort evs by system, then name: the keys are sorted, then the entries
+ * move in place along the permutation's cycles (no second array: every
+ * page touched costs a fault). 0 or -ENOMEM.
+ */
 static int ev_sort(struct ktrace_events *evs)
 {
 	struct ev_key *k = malloc(evs->n * sizeof(*k));
-	struct ev_entry *nv = malloc(evs->n * sizeof(*nv));
 
-	if (!k || !nv) {
-		free(k);
-		free(nv);
+	if (!k)
 		return -ENOMEM;
-	}
 	for (int i = 0; i < evs->n; i++)
 		k[i] = (struct ev_key){ evs->v[i].system, evs->v[i].name, i };
 	qsort(k, evs->n, sizeof(*k), key_cmp);
-	for (int i = 0; i < evs->n; i++)
-		nv[i] = evs->v[k[i].i];
+	/* position j takes the entry at k[j].i */
+	for (int i = 0; i < evs->n; i++) {
+		struct ev_entry tmp;
+		int j = i;
+
+		if (k[i].i < 0 || k[i].i == i)
+			continue;
+		tmp = evs->v[i];
+		for (;;) {
+			int src = k[j].i;
+
+			k[j].i = -1;
+			if (src == i) {
+				evs->v[j] = tmp;
+				break;
+			}
+			evs->v[j] = evs->v[src];
+			j = src;
+		}
+	}
 	free(k);
-	free(evs->v);
-	evs->v = nv;
-	evs->cap = evs->n;
 	return 0;
 }
 
@@ -328,7 +353,8 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 		}
 		if (!match)
 			continue;
-		ret = ev_add(evs, sys, d->d_name, dyn_find(ds, sys, d->d_name));
+		ret = ev_add(evs, sys, d->d_name, dyn_find(ds, sys, d->d_name),
+			     false);
 		if (ret)
 			break;
 	}
@@ -347,12 +373,36 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 			  int nglobs, unsigned int *hits,
 			  const struct kt_dyn_set *ds)
 {
-	char *buf = kt_read_at(evs->tfs->dir, "available_events", NULL);
+	char *path = kt_path("%s/available_events", evs->tfs->dir), *buf = NULL;
 	char *line, *save = NULL;
-	int ret = 1;
+	int fd, ret = 1;
 
-	if (!buf)
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	/* ~60 KiB on a distribution kernel: read it without regrowing */
+	buf = kt_read_fd_hint(fd, NULL, 128 * 1024);
+	close(fd);
+	if (!buf)
+		return -errno;
+	evs->avail = buf;	/* the names point into it */
+	/* one allocation of the right size: no growth, fewer pages */
+	if (!nglobs) {
+		int lines = 0;
+
+		for (const char *p = buf; (p = strchr(p, '\n')); p++)
+			lines++;
+		if (lines > evs->cap) {
+			struct ev_entry *nv = realloc(evs->v,
+						      lines * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			evs->v = nv;
+			evs->cap = lines;
+		}
+	}
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *ev = strchr(line, ':');
@@ -374,12 +424,11 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 		}
 		if (!match)
 			continue;
-		if (ev_add(evs, line, ev, dyn_find(ds, line, ev))) {
+		if (ev_add(evs, line, ev, dyn_find(ds, line, ev), true)) {
 			ret = -ENOMEM;
 			break;
 		}
 	}
-	free(buf);
 	return ret;
 }
 
@@ -466,8 +515,10 @@ void ktrace_events_free(struct ktrace_events *evs)
 	for (int i = 0; i < evs->n; i++) {
 		struct ev_entry *e = &evs->v[i];
 
-		free(e->system);
-		free(e->name);
+		if (!e->borrowed) {
+			free(e->system);
+			free(e->name);
+		}
 		free(e->definition);
 		for (int j = 0; j < e->pub.nr_fields; j++) {
 			free((char *)e->fields[j].type);
@@ -477,6 +528,7 @@ void ktrace_events_free(struct ktrace_events *evs)
 		free(e->print_fmt);
 	}
 	free(evs->v);
+	free(evs->avail);
 	if (evs->tep)
 		tep_free(evs->tep);
 	free(evs);
