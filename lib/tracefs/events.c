@@ -11,14 +11,11 @@
 
 #include "base/internal.h"
 
+/* pub's strings are owned by the entry (freed through casts). */
 struct ev_entry {
 	struct ktrace_event pub;
-	char *system;
-	char *name;
-	char *definition;
-	struct ktrace_field *fields;
-	char *print_fmt;
-	bool borrowed;		/* system, name point into evs->avail */
+	struct ktrace_field *fields;	/* pub.fields, writable */
+	bool borrowed;		/* pub.system, .name point into evs->avail */
 };
 
 struct ktrace_events {
@@ -209,15 +206,15 @@ static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
 	e = &evs->v[evs->n];
 	memset(e, 0, sizeof(*e));
 	e->borrowed = borrow;
-	e->system = borrow ? (char *)sys : strdup(sys);
-	e->name = borrow ? (char *)name : strdup(name);
-	e->definition = def ? strdup(def->line) : NULL;
-	if (!e->system || !e->name || (def && !e->definition)) {
+	e->pub.system = borrow ? sys : strdup(sys);
+	e->pub.name = borrow ? name : strdup(name);
+	e->pub.definition = def ? strdup(def->line) : NULL;
+	if (!e->pub.system || !e->pub.name || (def && !e->pub.definition)) {
 		if (!borrow) {
-			free(e->system);
-			free(e->name);
+			free((char *)e->pub.system);
+			free((char *)e->pub.name);
 		}
-		free(e->definition);
+		free((char *)e->pub.definition);
 		return -ENOMEM;
 	}
 	e->pub.kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
@@ -252,7 +249,8 @@ static int ev_sort(struct ktrace_events *evs)
 	if (!k)
 		return -ENOMEM;
 	for (int i = 0; i < evs->n; i++)
-		k[i] = (struct ev_key){ evs->v[i].system, evs->v[i].name, i };
+		k[i] = (struct ev_key){ evs->v[i].pub.system,
+					evs->v[i].pub.name, i };
 	qsort(k, evs->n, sizeof(*k), key_cmp);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
@@ -492,13 +490,6 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 	ret = evs->n ? ev_sort(evs) : 0;
 	if (ret)
 		goto fail;
-	for (int i = 0; i < evs->n; i++) {
-		struct ev_entry *e = &evs->v[i];
-
-		e->pub.system = e->system;
-		e->pub.name = e->name;
-		e->pub.definition = e->definition;
-	}
 	return evs;
 fail:
 	free(evdir);
@@ -516,16 +507,16 @@ void ktrace_events_free(struct ktrace_events *evs)
 		struct ev_entry *e = &evs->v[i];
 
 		if (!e->borrowed) {
-			free(e->system);
-			free(e->name);
+			free((char *)e->pub.system);
+			free((char *)e->pub.name);
 		}
-		free(e->definition);
+		free((char *)e->pub.definition);
 		for (int j = 0; j < e->pub.nr_fields; j++) {
 			free((char *)e->fields[j].type);
 			free((char *)e->fields[j].name);
 		}
 		free(e->fields);
-		free(e->print_fmt);
+		free((char *)e->pub.print_fmt);
 	}
 	free(evs->v);
 	free(evs->avail);
@@ -594,8 +585,8 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 
 		if (e->fields)
 			continue;
-		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->system,
-			    e->name);
+		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->pub.system,
+			    e->pub.name);
 		if (!p)
 			return -errno;
 		buf = kt_read_at(p, "id", NULL);
@@ -607,7 +598,7 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 		free(p);
 		if (!buf)
 			continue;	/* unreadable format: listed without */
-		if (tep_parse_format(evs->tep, &te, buf, len, e->system) ==
+		if (tep_parse_format(evs->tep, &te, buf, len, e->pub.system) ==
 		    TEP_ERRNO__SUCCESS && te) {
 			ret = copy_fields(e, te);
 			if (ret) {
@@ -617,10 +608,10 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 			pf = strstr(buf, "\nprint fmt: ");
 			if (pf) {
 				pf += strlen("\nprint fmt: ");
-				e->print_fmt = strndup(pf, strcspn(pf, "\n"));
+				e->pub.print_fmt = strndup(pf,
+							   strcspn(pf, "\n"));
 			}
 			e->pub.fields = e->fields;
-			e->pub.print_fmt = e->print_fmt;
 		}
 		free(buf);
 	}
