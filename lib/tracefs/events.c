@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -223,18 +224,99 @@ static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
 	return 0;
 }
 
-/* Sorting small keys, not the entries themselves (qsort copies them). */
+/*
+ * Sorting small keys, not the entries themselves (qsort copies them). A key
+ * holds its system's rank and the first 14 bytes of the event name as two
+ * integers, so that most comparisons need no strcmp.
+ */
 struct ev_key {
-	const char *system, *name;
+	uint64_t hi, lo;
+	const char *name;
 	int i;
 };
 
-static int key_cmp(const void *a, const void *b)
+static inline int key_cmp(const struct ev_key *x, const struct ev_key *y)
 {
-	const struct ev_key *x = a, *y = b;
-	int c = strcmp(x->system, y->system);
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
 
-	return c ? c : strcmp(x->name, y->name);
+/* Merge sort with the comparison inlined; tmp holds n keys. */
+static void key_sort(struct ev_key *k, struct ev_key *tmp, int n)
+{
+	int h = n / 2, a = 0, b = h, o = 0;
+
+	if (n <= 8) {
+		for (int i = 1; i < n; i++) {
+			struct ev_key x = k[i];
+			int j = i;
+
+			for (; j > 0 && key_cmp(&x, &k[j - 1]) < 0; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+		return;
+	}
+	key_sort(k, tmp, h);
+	key_sort(k + h, tmp, n - h);
+	while (a < h && b < n)
+		tmp[o++] = key_cmp(&k[b], &k[a]) < 0 ? k[b++] : k[a++];
+	while (a < h)
+		tmp[o++] = k[a++];
+	memcpy(k, tmp, o * sizeof(*k));
+}
+
+/* Bytes [from, from + n) of s, big-endian, zero past its end. */
+static uint64_t name_bytes(const char *s, size_t from, int n)
+{
+	uint64_t v = 0;
+	size_t len = strnlen(s, from + n);
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | (from + i < len ? (unsigned char)s[from + i] : 0);
+	return v;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Rank of each entry's system in sorted order, in k[i].hi. Entries of one
+ * system mostly come in runs, so only the runs' names are sorted. 0 or
+ * -ENOMEM.
+ */
+static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
+{
+	const char **runs = malloc(evs->n * sizeof(*runs));
+	int nruns = 0, nuniq = 0;
+
+	if (!runs)
+		return -ENOMEM;
+	for (int i = 0; i < evs->n; i++)
+		if (!i || strcmp(evs->v[i].pub.system, evs->v[i - 1].pub.system))
+			runs[nruns++] = evs->v[i].pub.system;
+	qsort(runs, nruns, sizeof(*runs), str_cmp);
+	for (int i = 0; i < nruns; i++)
+		if (!nuniq || strcmp(runs[i], runs[nuniq - 1]))
+			runs[nuniq++] = runs[i];
+	for (int i = 0; i < evs->n; i++) {
+		const char *sys = evs->v[i].pub.system;
+
+		if (i && !strcmp(sys, evs->v[i - 1].pub.system)) {
+			k[i].hi = k[i - 1].hi;
+			continue;
+		}
+		const char **r = bsearch(&sys, runs, nuniq, sizeof(*runs),
+					 str_cmp);
+		k[i].hi = (uint64_t)(r - runs) << 48;
+	}
+	free(runs);
+	return 0;
 }
 
 /*
@@ -244,14 +326,21 @@ static int key_cmp(const void *a, const void *b)
  */
 static int ev_sort(struct ktrace_events *evs)
 {
-	struct ev_key *k = malloc(evs->n * sizeof(*k));
+	struct ev_key *k = malloc(2 * evs->n * sizeof(*k));
 
-	if (!k)
+	if (!k || rank_systems(evs, k)) {
+		free(k);
 		return -ENOMEM;
-	for (int i = 0; i < evs->n; i++)
-		k[i] = (struct ev_key){ evs->v[i].pub.system,
-					evs->v[i].pub.name, i };
-	qsort(k, evs->n, sizeof(*k), key_cmp);
+	}
+	for (int i = 0; i < evs->n; i++) {
+		const char *name = evs->v[i].pub.name;
+
+		k[i].hi |= name_bytes(name, 0, 6);
+		k[i].lo = name_bytes(name, 6, 8);
+		k[i].name = name;
+		k[i].i = i;
+	}
+	key_sort(k, k + evs->n, evs->n);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
 		struct ev_entry tmp;
