@@ -231,21 +231,22 @@ static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
  */
 struct ev_key {
 	uint64_t hi, lo;
-	const char *name;
-	int i;
+	int i;			/* index into v: its name breaks ties */
 };
 
-static inline int key_cmp(const struct ev_key *x, const struct ev_key *y)
+static inline int key_cmp(const struct ev_entry *v, const struct ev_key *x,
+			  const struct ev_key *y)
 {
 	if (x->hi != y->hi)
 		return x->hi < y->hi ? -1 : 1;
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return strcmp(v[x->i].pub.name, v[y->i].pub.name);
 }
 
 /* Merge sort with the comparison inlined; tmp holds n keys. */
-static void key_sort(struct ev_key *k, struct ev_key *tmp, int n)
+static void key_sort(const struct ev_entry *v, struct ev_key *k,
+		     struct ev_key *tmp, int n)
 {
 	int h = n / 2, a = 0, b = h, o = 0;
 
@@ -254,16 +255,16 @@ static void key_sort(struct ev_key *k, struct ev_key *tmp, int n)
 			struct ev_key x = k[i];
 			int j = i;
 
-			for (; j > 0 && key_cmp(&x, &k[j - 1]) < 0; j--)
+			for (; j > 0 && key_cmp(v, &x, &k[j - 1]) < 0; j--)
 				k[j] = k[j - 1];
 			k[j] = x;
 		}
 		return;
 	}
-	key_sort(k, tmp, h);
-	key_sort(k + h, tmp, n - h);
+	key_sort(v, k, tmp, h);
+	key_sort(v, k + h, tmp, n - h);
 	while (a < h && b < n)
-		tmp[o++] = key_cmp(&k[b], &k[a]) < 0 ? k[b++] : k[a++];
+		tmp[o++] = key_cmp(v, &k[b], &k[a]) < 0 ? k[b++] : k[a++];
 	while (a < h)
 		tmp[o++] = k[a++];
 	memcpy(k, tmp, o * sizeof(*k));
@@ -337,10 +338,9 @@ static int ev_sort(struct ktrace_events *evs)
 
 		k[i].hi |= name_bytes(name, 0, 6);
 		k[i].lo = name_bytes(name, 6, 8);
-		k[i].name = name;
 		k[i].i = i;
 	}
-	key_sort(k, k + evs->n, evs->n);
+	key_sort(evs->v, k, k + evs->n, evs->n);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
 		struct ev_entry tmp;
@@ -461,7 +461,7 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 			  const struct kt_dyn_set *ds)
 {
 	char *path = kt_path("%s/available_events", evs->tfs->dir), *buf = NULL;
-	char *line, *save = NULL;
+	size_t len;
 	int fd, ret = 1;
 
 	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -469,7 +469,7 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	/* ~60 KiB on a distribution kernel: read it without regrowing */
-	buf = kt_read_fd_hint(fd, NULL, 128 * 1024);
+	buf = kt_read_fd_hint(fd, &len, 128 * 1024);
 	close(fd);
 	if (!buf)
 		return -errno;
@@ -478,7 +478,8 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 	if (!nglobs) {
 		int lines = 0;
 
-		for (const char *p = buf; (p = strchr(p, '\n')); p++)
+		for (const char *p = buf; (p = memchr(p, '\n', buf + len - p));
+		     p++)
 			lines++;
 		if (lines > evs->cap) {
 			struct ev_entry *nv = realloc(evs->v,
@@ -490,18 +491,20 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 			evs->cap = lines;
 		}
 	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *ev = strchr(line, ':');
+	for (char *line = buf, *end; line < buf + len; line = end + 1) {
 		bool match = nglobs == 0;
+		char *ev;
 
-		if (!ev)
+		end = memchr(line, '\n', buf + len - line);
+		if (!end)
+			end = buf + len;	/* buf[len] is the NUL */
+		*end = '\0';
+		ev = memchr(line, ':', end - line);
+		/* names from the kernel: only what could leave the tree */
+		if (!ev || line[0] == '.' || ev[1] == '.' ||
+		    memchr(line, '/', end - line))
 			continue;
 		*ev++ = '\0';
-		/* names from the kernel: only what could leave the tree */
-		if (line[0] == '.' || ev[0] == '.' || strchr(ev, '/') ||
-		    strchr(line, '/'))
-			continue;
 		for (int i = 0; i < nglobs; i++) {
 			if (ktrace_glob_match(globs[i], line, ev)) {
 				match = true;
