@@ -22,6 +22,8 @@ struct kt_arch {
 	unsigned int nr_dwarf_regs;
 	/* The calling convention, for messages ("x86-64 SysV"). */
 	const char *abi;
+	/* Debian's multiarch triplet: /usr/lib/<multiarch> holds libraries. */
+	const char *multiarch;
 };
 
 extern const struct kt_arch kt_arch_x86_64;

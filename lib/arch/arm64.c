@@ -24,4 +24,5 @@ const struct kt_arch kt_arch_arm64 = {
 	.dwarf_regs = arm64_dwarf,
 	.nr_dwarf_regs = sizeof(arm64_dwarf) / sizeof(*arm64_dwarf),
 	.abi = "AAPCS64",
+	.multiarch = "aarch64-linux-gnu",
 };

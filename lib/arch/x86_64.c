@@ -23,6 +23,7 @@ const struct kt_arch kt_arch_x86_64 = {
 	.dwarf_regs = x86_64_dwarf,
 	.nr_dwarf_regs = sizeof(x86_64_dwarf) / sizeof(*x86_64_dwarf),
 	.abi = "x86-64",
+	.multiarch = "x86_64-linux-gnu",
 };
 
 /* i386 passes arguments on the stack (no register arguments). */
@@ -38,4 +39,5 @@ const struct kt_arch kt_arch_i386 = {
 	.dwarf_regs = i386_dwarf,
 	.nr_dwarf_regs = sizeof(i386_dwarf) / sizeof(*i386_dwarf),
 	.abi = "i386 cdecl",
+	.multiarch = "i386-linux-gnu",
 };

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "probe/uelf_priv.h"
 
 /* -------------------------------------------------------------- ld.so.cache */
@@ -42,50 +43,54 @@ struct ldcache_entry {
 	uint64_t hwcap;
 };
 
-/* Does the ELF file at path have this process's class and machine? */
-static bool elf_matches_self(const char *path)
+/*
+ * Class and machine of an ELF file's header (e_machine in host byte
+ * order: the files compared are this machine's). 0 or -1.
+ */
+static int elf_ident(const char *path, unsigned char *class, uint16_t *machine)
 {
-	static unsigned char self_class;
-	static uint16_t self_machine;
 	unsigned char id[EI_NIDENT + 4];
-	uint16_t machine;
-	int fd;
 	ssize_t n;
+	int fd;
 
-	if (!self_class) {
-		self_class = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
-#if defined(__x86_64__)
-		self_machine = EM_X86_64;
-#elif defined(__aarch64__)
-		self_machine = EM_AARCH64;
-#elif defined(__i386__)
-		self_machine = EM_386;
-#elif defined(__arm__)
-		self_machine = EM_ARM;
-#elif defined(__riscv)
-		self_machine = EM_RISCV;
-#elif defined(__powerpc64__)
-		self_machine = EM_PPC64;
-#elif defined(__s390x__)
-		self_machine = EM_S390;
-#else
-		self_machine = EM_NONE;
-#endif
-	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return -1;
 	n = pread(fd, id, sizeof(id), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
+		return -1;
+	*class = id[EI_CLASS];
+	/* e_machine follows e_ident and e_type */
+	memcpy(machine, id + EI_NIDENT + 2, sizeof(*machine));
+	return 0;
+}
+
+/* The class and machine ktrace itself was built for, read once. */
+static void self_ident(unsigned char *class, uint16_t *machine)
+{
+	static unsigned char self_class;
+	static uint16_t self_machine;
+
+	if (!self_class &&
+	    elf_ident("/proc/self/exe", &self_class, &self_machine)) {
+		self_class = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
+		self_machine = EM_NONE;	/* no /proc: any machine */
+	}
+	*class = self_class;
+	*machine = self_machine;
+}
+
+/* Does the ELF file at path have this process's class and machine? */
+static bool elf_matches_self(const char *path)
+{
+	unsigned char class, self_class;
+	uint16_t machine, self_machine;
+
+	self_ident(&self_class, &self_machine);
+	if (elf_ident(path, &class, &machine) || class != self_class)
 		return false;
-	if (id[EI_CLASS] != self_class)
-		return false;
-	if (self_machine == EM_NONE)
-		return true;
-	/* e_machine follows e_ident and e_type; host byte order assumed */
-	memcpy(&machine, id + EI_NIDENT + 2, sizeof(machine));
-	return machine == self_machine;
+	return self_machine == EM_NONE || machine == self_machine;
 }
 
 /* Does the cache key (a soname) answer to name? */
@@ -172,27 +177,47 @@ out:
 /* ------------------------------------------------------------ binary lookup */
 
 static const char *const lib_dirs[] = {
-#if defined(__x86_64__)
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-#elif defined(__aarch64__)
-	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-#endif
 	"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
-	NULL
 };
+
+/*
+ * Directory d of the search order: Debian's multiarch directories of
+ * this machine (lib/arch names them) first, then lib_dirs. NULL past the
+ * end.
+ */
+static const char *lib_dir(int d, char *buf, size_t size)
+{
+	const struct kt_arch *a;
+	unsigned char class;
+	uint16_t machine;
+
+	self_ident(&class, &machine);
+	a = kt_arch_by_machine(machine);
+	if (a && a->multiarch && d < 2) {
+		snprintf(buf, size, "%s/%s", d ? "/usr/lib" : "/lib",
+			 a->multiarch);
+		return buf;
+	}
+	if (a && a->multiarch)
+		d -= 2;
+	if (d >= (int)(sizeof(lib_dirs) / sizeof(lib_dirs[0])))
+		return NULL;
+	return lib_dirs[d];
+}
 
 static int lookup_lib_dirs(const char *name, char **path)
 {
 	static const char *const pats[] = { "%s/%s", "%s/%s.so", "%s/%s.so.*" };
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], dbuf[64];
+	const char *dir;
 	int d, p;
 
-	for (d = 0; lib_dirs[d]; d++) {
+	for (d = 0; (dir = lib_dir(d, dbuf, sizeof(dbuf))); d++) {
 		for (p = 0; p < 3; p++) {
 			glob_t g;
 			size_t i;
 
-			if (snprintf(buf, sizeof(buf), pats[p], lib_dirs[d],
+			if (snprintf(buf, sizeof(buf), pats[p], dir,
 				     name) >= (int)sizeof(buf))
 				continue;
 			if (glob(buf, 0, NULL, &g))
