@@ -1,21 +1,192 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What record and stat (and later commands that capture) share: one
- * target, events named by globs, the clock of -d and -I.
+ * What record and stat (and later commands that capture) share: the
+ * target (a command, processes or CPUs) from parsing to the workload's
+ * exit status, the events of -e with their inline probes and globs, the
+ * clock of -d and -I.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ktrace_cmd.h"
 
-int kt_target_check(struct kt_ctx *ctx, bool command, bool pids, bool all)
+/* "1,2" or, with ranges, "0,2-3" into a new array. 0 or -EINVAL/-ENOMEM. */
+static int parse_int_list(const char *s, int **out, int *n, bool ranges)
 {
-	if (command + pids + all > 1)
+	char *copy = strdup(s), *tok, *save = NULL;
+	int *v = NULL, cnt = 0, ret = -EINVAL;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end, *dash = ranges ? strchr(tok, '-') : NULL;
+		long a, b;
+
+		a = strtol(tok, &end, 10);
+		if (end == tok || (dash ? end != dash : *end) || a < 0 ||
+		    a > INT32_MAX)
+			goto bad;
+		b = a;
+		if (dash) {
+			b = strtol(dash + 1, &end, 10);
+			if (end == dash + 1 || *end || b < a)
+				goto bad;
+		}
+		if (b - a > 4096)
+			goto bad;
+		for (long i = a; i <= b; i++) {
+			int *nv = realloc(v, (cnt + 1) * sizeof(*v));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				goto bad;
+			}
+			v = nv;
+			v[cnt++] = i;
+		}
+	}
+	free(copy);
+	if (!cnt)
+		return -EINVAL;
+	free(*out);
+	*out = v;
+	*n = cnt;
+	return 0;
+bad:
+	free(copy);
+	free(v);
+	return ret;
+}
+
+int kt_target_opt(struct kt_ctx *ctx, struct kt_target *t, int opt,
+		  const char *arg)
+{
+	switch (opt) {
+	case 'p':
+		if (parse_int_list(arg, &t->pids, &t->npids, false) ||
+		    (t->max_pids && t->npids > t->max_pids))
+			return kt_usage_error(ctx, NULL, "bad pid list '%s'%s",
+					      arg, t->max_pids == 1 ?
+					      " (one pid here)" : "");
+		return KT_OK;
+	case 'a':
+		t->all = true;
+		return KT_OK;
+	case 'C':
+		if (parse_int_list(arg, &t->cpus, &t->ncpus, true))
+			return kt_usage_error(ctx, NULL, "bad CPU list '%s'",
+					      arg);
+		return KT_OK;
+	}
+	return kt_usage_error(ctx, NULL, "bad target option");
+}
+
+int kt_target_check(struct kt_ctx *ctx, struct kt_target *t, int argc,
+		    char **argv)
+{
+	if ((argc > 0) + (t->npids > 0) + t->all > 1)
 		return kt_usage_error(ctx, NULL,
 				      "give one target: a command, -p PID or -a");
+	t->argc = argc;
+	t->argv = argv;
 	return KT_OK;
+}
+
+/* Replace each pid by the tids in /proc/PID/task. -1 + errno (ESRCH). */
+static int expand_threads(int **pids, int *npids)
+{
+	int *v = NULL, n = 0;
+
+	for (int i = 0; i < *npids; i++) {
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (*pids)[i]);
+		dir = opendir(path);
+		if (!dir) {
+			free(v);
+			errno = ESRCH;
+			return -1;
+		}
+		while ((d = readdir(dir))) {
+			int tid = atoi(d->d_name), *nv;
+
+			if (tid <= 0)
+				continue;
+			nv = realloc(v, (n + 1) * sizeof(*v));
+			if (!nv) {
+				closedir(dir);
+				free(v);
+				return -1;
+			}
+			v = nv;
+			v[n++] = tid;
+		}
+		closedir(dir);
+	}
+	free(*pids);
+	*pids = v;
+	*npids = n;
+	return 0;
+}
+
+int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads)
+{
+	if (t->argc) {
+		int ret = kt_workload_fork(ctx, &t->wl, t->argv);
+
+		if (ret)
+			return ret;
+		free(t->pids);
+		t->pids = malloc(sizeof(*t->pids));
+		if (!t->pids)
+			return kt_error(ctx, KT_FAIL, "out of memory");
+		t->pids[0] = t->wl.pid;
+		t->npids = 1;
+		return KT_OK;
+	}
+	if (t->npids && threads && expand_threads(&t->pids, &t->npids) < 0)
+		return kt_error(ctx, KT_FAIL, "no such process: %s",
+				strerror(errno));
+	return KT_OK;
+}
+
+int kt_target_start(struct kt_ctx *ctx, struct kt_target *t)
+{
+	if (t->wl.pid > 0 && kt_workload_start(&t->wl) < 0)
+		return kt_error(ctx, KT_FAIL, "cannot start '%s'", t->argv[0]);
+	return KT_OK;
+}
+
+const char *kt_target_describe(const struct kt_target *t, char *buf,
+			       size_t len)
+{
+	if (t->argc)
+		snprintf(buf, len, "'%s%s'", t->argv[0],
+			 t->argc > 1 ? " ..." : "");
+	else if (t->npids)
+		snprintf(buf, len, "process id '%d'", t->pids[0]);
+	else
+		snprintf(buf, len, "'system wide'");
+	return buf;
+}
+
+int kt_target_finish(struct kt_target *t, bool stop)
+{
+	int status = kt_workload_finish(&t->wl, stop);
+
+	free(t->pids);
+	free(t->cpus);
+	t->pids = t->cpus = NULL;
+	t->npids = t->ncpus = 0;
+	return status;
 }
 
 int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
@@ -37,8 +208,10 @@ double kt_elapsed(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-int kt_glob_events(struct kt_ctx *ctx, const char *glob,
-		   int (*add)(void *arg, const char *event), void *arg)
+/* Every event glob names, in order, through add(arg, i, "system:event"). */
+static int glob_events(struct kt_ctx *ctx, const char *glob, int i,
+		       int (*add)(void *arg, int i, const char *event),
+		       void *arg)
 {
 	struct ktrace_events *evs;
 	unsigned int hit = 0;
@@ -53,13 +226,33 @@ int kt_glob_events(struct kt_ctx *ctx, const char *glob,
 				errno == EACCES ? " (run as root)" : "");
 	if (!hit)
 		ret = kt_error(ctx, KT_FAIL, "no event matches '%s'", glob);
-	for (int i = 0; !ret && i < ktrace_events_count(evs); i++) {
-		const struct ktrace_event *e = ktrace_events_get(evs, i);
+	for (int j = 0; !ret && j < ktrace_events_count(evs); j++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, j);
 		char name[160];
 
 		snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
-		ret = add(arg, name);
+		ret = add(arg, i, name);
 	}
 	ktrace_events_free(evs);
+	return ret;
+}
+
+int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
+		     char *const *specs, int n,
+		     int (*add)(void *arg, int i, const char *event),
+		     void *arg)
+{
+	int ret = kt_inline_create(ctx, inl, specs, n);
+
+	for (int i = 0; !ret && i < n; i++) {
+		char name[160];
+
+		if (kt_inline_event(inl, i, name, sizeof(name)))
+			ret = add(arg, i, name);
+		else if (!strchr(specs[i], ':'))
+			ret = add(arg, i, specs[i]);	/* a counter */
+		else
+			ret = glob_events(ctx, specs[i], i, add, arg);
+	}
 	return ret;
 }

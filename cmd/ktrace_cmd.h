@@ -155,18 +155,52 @@ void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in);
 void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in);
 
 /* Shared by the capturing commands (cmd/capture.c). */
-/* At most one of: a command, -p, -a. Else a usage error (exit 2). */
-int kt_target_check(struct kt_ctx *ctx, bool command, bool pids, bool all);
+/* The target of a capture: a command, processes, or CPUs. */
+struct kt_target {
+	int *pids, npids;	/* -p; the command's pid; threads once prepared */
+	int *cpus, ncpus;	/* -C */
+	int max_pids;		/* > 0: at most this many -p pids */
+	bool all;		/* -a */
+	int argc;		/* -- CMD ARGS */
+	char **argv;
+	struct kt_workload wl;
+};
+#define KT_TARGET_INIT { .wl = { .pid = -1, .go = -1 } }
+/* -p PIDS, -a or -C CPUS; KT_OK or a usage error (exit 2). */
+int kt_target_opt(struct kt_ctx *ctx, struct kt_target *t, int opt,
+		  const char *arg);
+/* After the options: at most one of a command, -p, -a. Keeps argv (the command). KT_OK or a usage error. */
+int kt_target_check(struct kt_ctx *ctx, struct kt_target *t, int argc,
+		    char **argv);
+/* Before the events open: fork the command, which waits until
+ * kt_target_start(), or (threads) expand each -p pid to its threads.
+ * Errors printed. */
+int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads);
+int kt_target_start(struct kt_ctx *ctx, struct kt_target *t);
+/* "'cmd ...'", "process id 'N'" or "'system wide'" into buf. */
+const char *kt_target_describe(const struct kt_target *t, char *buf,
+			       size_t len);
+/* Wait for the command (SIGTERM first when stop) and free t; the exit
+ * status as a shell gives it, or -1 without a command. */
+int kt_target_finish(struct kt_target *t, bool stop);
 /* -d SECS: a positive number of seconds, else a usage error. */
 int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out);
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 struct timespec;
 double kt_elapsed(const struct timespec *t0);
-/* Every event glob names, in order, through add(arg, "system:event");
- * stops at add's first non-zero status. Errors printed; KT_OK or the
- * status (no match: KT_FAIL; a bad glob: KT_USAGE). */
-int kt_glob_events(struct kt_ctx *ctx, const char *glob,
-		   int (*add)(void *arg, const char *event), void *arg);
+/*
+ * The events of the -e options, in order: the inline probes among specs
+ * are created (in inl: kt_inline_destroy() after the perf fds close),
+ * then add(arg, i, name) runs for each event spec i names: the inline
+ * probe's event, a name without ':' as is (a counter), every event a
+ * SYSTEM:EVENT glob matches. Stops at add's first non-zero status.
+ * Errors printed; KT_OK or the status (no match: KT_FAIL; a bad glob:
+ * KT_USAGE).
+ */
+int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
+		     char *const *specs, int n,
+		     int (*add)(void *arg, int i, const char *event),
+		     void *arg);
 
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);

@@ -94,104 +94,22 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 struct rec_add {
 	struct kt_ctx *ctx;
 	struct ktrace_record *rec;
-	const char *filter;	/* of the -e being expanded */
+	const struct ev_arg *evargs;	/* the filter of each -e */
 };
 
-static int add_one(void *arg, const char *name)
+static int add_one(void *arg, int i, const char *name)
 {
 	struct rec_add *ra = arg;
 	struct ktrace_err err = { .pos = -1 };
 	int ret;
 
-	if (ktrace_record_add_event(ra->rec, name, ra->filter, &err) < 0) {
+	if (ktrace_record_add_event(ra->rec, name, ra->evargs[i].filter,
+				    &err) < 0) {
 		ret = kt_error_detail(ra->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
 		return ret;
 	}
 	return KT_OK;
-}
-
-static int parse_int_list(const char *s, int **out, int *n, bool ranges)
-{
-	char *copy = strdup(s), *tok, *save = NULL;
-	int *v = NULL, cnt = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *end, *dash = ranges ? strchr(tok, '-') : NULL;
-		long a, b;
-
-		a = strtol(tok, &end, 10);
-		if (end == tok || (dash ? end != dash : *end) || a < 0)
-			goto bad;
-		b = a;
-		if (dash) {
-			b = strtol(dash + 1, &end, 10);
-			if (end == dash + 1 || *end || b < a)
-				goto bad;
-		}
-		if (b - a > 4096)
-			goto bad;
-		for (long i = a; i <= b; i++) {
-			int *nv = realloc(v, (cnt + 1) * sizeof(*v));
-
-			if (!nv)
-				goto bad;
-			v = nv;
-			v[cnt++] = i;
-		}
-	}
-	free(copy);
-	if (!cnt)
-		return -EINVAL;
-	*out = v;
-	*n = cnt;
-	return 0;
-bad:
-	free(copy);
-	free(v);
-	return -EINVAL;
-}
-
-/* Replace each pid by the tids in /proc/PID/task. -1 + errno (ESRCH). */
-static int expand_threads(int **pids, int *npids)
-{
-	int *v = NULL, n = 0;
-
-	for (int i = 0; i < *npids; i++) {
-		char path[64];
-		struct dirent *d;
-		DIR *dir;
-
-		snprintf(path, sizeof(path), "/proc/%d/task", (*pids)[i]);
-		dir = opendir(path);
-		if (!dir) {
-			free(v);
-			errno = ESRCH;
-			return -1;
-		}
-		while ((d = readdir(dir))) {
-			int tid = atoi(d->d_name), *nv;
-
-			if (tid <= 0)
-				continue;
-			nv = realloc(v, (n + 1) * sizeof(*v));
-			if (!nv) {
-				closedir(dir);
-				free(v);
-				return -1;
-			}
-			v = nv;
-			v[n++] = tid;
-		}
-		closedir(dir);
-	}
-	free(*pids);
-	*pids = v;
-	*npids = n;
-	return 0;
 }
 
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
@@ -204,13 +122,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_record *rec = NULL;
 	struct rec_run run = { .ctx = ctx };
 	struct kt_signals sigs = { 0 };
-	struct kt_workload wl = { .pid = -1, .go = -1 };
+	struct kt_target tg = KT_TARGET_INIT;
 	const char *output = NULL;
-	int *pids = NULL, *cpus = NULL, npids = 0, ncpus = 0, nev = 0;
-	int opt, ret = KT_OK, out_fd = -1, status;
-	bool all = false, done = false, stopped = false;
+	int nev = 0, opt, ret = KT_OK, out_fd = -1, status;
+	bool done = false, stopped = false;
 	double duration = 0;
-	pid_t child;
 	struct timespec t0;
 
 	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:h",
@@ -245,25 +161,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			evargs[nev - 1].filter = optarg;
 			break;
 		case 'p':
-			free(pids);
-			pids = NULL;
-			if (parse_int_list(optarg, &pids, &npids, false)) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad pid list '%s'", optarg);
-				goto out;
-			}
-			break;
 		case 'a':
-			all = true;
-			break;
 		case 'C':
-			free(cpus);
-			cpus = NULL;
-			if (parse_int_list(optarg, &cpus, &ncpus, true)) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad CPU list '%s'", optarg);
+			ret = kt_target_opt(ctx, &tg, opt, optarg);
+			if (ret)
 				goto out;
-			}
 			break;
 		case 'm':
 			if (ktrace_ring_pages_parse(optarg, &ro.ring_pages)) {
@@ -314,7 +216,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 				     "missing -e EVENT");
 		goto out;
 	}
-	ret = kt_target_check(ctx, argc > 0, npids > 0, all);
+	ret = kt_target_check(ctx, &tg, argc, argv);
 	if (ret)
 		goto out;
 	for (int i = 0; i < nev; i++) {
@@ -341,52 +243,27 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	run.json = ctx->json;
 	for (int i = 0; i < nev; i++)
 		specs[i] = (char *)evargs[i].spec;
-	ret = kt_inline_create(ctx, &inl, specs, nev);
+	/* Events: globs expanded; filters go with the -e before them. */
+	{
+		struct rec_add add = { .ctx = ctx, .rec = rec,
+				       .evargs = evargs };
+
+		ret = kt_events_expand(ctx, &inl, specs, nev, add_one, &add);
+		if (ret)
+			goto out;
+	}
+	/* The command waits on a pipe until every event is open; -p PID:
+	 * the process with the threads it has now (inherit follows the
+	 * ones it makes later). */
+	ret = kt_target_prepare(ctx, &tg, true);
 	if (ret)
 		goto out;
-	/* Events: expand globs; filters go with the -e before them. */
-	for (int i = 0; i < nev; i++) {
-		struct rec_add add = { .ctx = ctx, .rec = rec };
-		char name[160];
-
-		if (kt_inline_event(&inl, i, name, sizeof(name))) {
-			if (ktrace_record_add_event(rec, name, evargs[i].filter,
-						    &err) < 0) {
-				ret = kt_error_detail(ctx, KT_FAIL, &err);
-				goto out;
-			}
-			continue;
-		}
-		add.filter = evargs[i].filter;
-		ret = kt_glob_events(ctx, evargs[i].spec, add_one, &add);
-		if (ret)
-			goto out;
-	}
-
-	/* The child waits on a pipe until every event is open. */
-	if (argc) {
-		ret = kt_workload_fork(ctx, &wl, argv);
-		if (ret)
-			goto out;
-		child = wl.pid;
-		ro.pids = &child;
-		ro.nr_pids = 1;
-		ro.inherit = true;
-		ro.enable_on_exec = true;
-	} else if (npids) {
-		/* -p PID: the process with the threads it has now (inherit
-		 * follows the ones it makes later). */
-		if (expand_threads(&pids, &npids) < 0) {
-			ret = kt_error(ctx, KT_FAIL, "no such process: %s",
-				       strerror(errno));
-			goto out;
-		}
-		ro.pids = pids;
-		ro.nr_pids = npids;
-		ro.inherit = true;
-	}
-	ro.cpus = cpus;
-	ro.nr_cpus = ncpus;
+	ro.pids = tg.pids;
+	ro.nr_pids = tg.npids;
+	ro.inherit = tg.npids > 0;
+	ro.enable_on_exec = tg.argc > 0;
+	ro.cpus = tg.cpus;
+	ro.nr_cpus = tg.ncpus;
 	if (ktrace_record_open(rec, &ro, &err) < 0) {
 		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		goto out;
@@ -419,10 +296,9 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (wl.pid > 0 && kt_workload_start(&wl) < 0) {
-		ret = kt_error(ctx, KT_FAIL, "cannot start '%s'", argv[0]);
+	ret = kt_target_start(ctx, &tg);
+	if (ret)
 		goto out;
-	}
 	while (!kt_stop_signal) {
 		long n = ktrace_record_poll(rec, 100, &done, print_sample,
 					    &run);
@@ -441,11 +317,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		/* Lines reach a file or pipe at least once a round. */
 		if (n > 0 && !run.to_file)
 			fflush(ctx->out);
-		if (kt_workload_exited(&wl))
+		if (kt_workload_exited(&tg.wl))
 			break;
-		if (done && wl.pid > 0)
+		if (done && tg.argc)
 			continue;	/* HUP before the exit is visible */
-		if (done && npids)
+		if (done && tg.npids)
 			break;		/* every traced process is gone */
 		if (duration > 0) {
 			if (kt_elapsed(&t0) >= duration) {
@@ -500,7 +376,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	}
 out:
 	/* A workload still running after -d, -c or a signal is stopped. */
-	status = kt_workload_finish(&wl, kt_stop_signal || ret || stopped);
+	status = kt_target_finish(&tg, kt_stop_signal || ret || stopped);
 	/* Close the perf fds before removing the probes they use. */
 	ktrace_record_free(rec);
 	if (out_fd >= 0)
@@ -509,8 +385,6 @@ out:
 	kt_signals_restore(&sigs);
 	free(specs);
 	free(evargs);
-	free(pids);
-	free(cpus);
 	ktrace_err_clear(&err);
 	/* The workload's exit status, unless -d/-c ended it on purpose. */
 	if (!ret && status >= 0 && !(stopped && !kt_stop_signal))

@@ -14,7 +14,7 @@
 #include "ktrace_cmd.h"
 
 static const char stat_usage[] =
-	"Usage: ktrace stat [-e EVENT...] [-p PID | -a] [-I MS] [--json] [-- CMD ARGS...]\n"
+	"Usage: ktrace stat [-e EVENT...] [-p PID | -a] [-C CPUS] [-I MS] [--json] [-- CMD ARGS...]\n"
 	"Count events: tracepoints and probes (SYSTEM:EVENT, globs allowed), inline\n"
 	"probes for this run ('kprobe:SPEC', 'uprobe:BINARY:SYMBOL' as in record) and the\n"
 	"generic counters task-clock, context-switches, cpu-migrations, page-faults,\n"
@@ -25,6 +25,7 @@ static const char stat_usage[] =
 	"  -e, --event EVENT    event or counter (repeatable, comma lists allowed)\n"
 	"  -p, --pid PID        an existing process (and its threads)\n"
 	"  -a, --all-cpus       system-wide (default without CMD or -p)\n"
+	"  -C, --cpu CPUS       only these CPUs (0,2-3), system-wide\n"
 	"  -I, --interval MS    print the counts every MS milliseconds\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
 	"  -j, --json           JSON output\n"
@@ -34,6 +35,7 @@ static const struct option stat_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, 'j' },
@@ -134,12 +136,13 @@ struct stat_add {
 	struct ktrace_stat *st;
 };
 
-static int add_one(void *arg, const char *name)
+static int add_one(void *arg, int i, const char *name)
 {
 	struct stat_add *sa = arg;
 	struct ktrace_err err = { .pos = -1 };
 	int ret;
 
+	(void)i;
 	if (ktrace_stat_add(sa->st, name, &err) < 0) {
 		ret = kt_error_detail(sa->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
@@ -148,34 +151,25 @@ static int add_one(void *arg, const char *name)
 	return KT_OK;
 }
 
-/* Add one -e item: a counter name, an exact event or a glob. */
-static int add_event(struct kt_ctx *ctx, struct ktrace_stat *st,
-		     const char *name)
-{
-	struct stat_add sa = { .ctx = ctx, .st = st };
-
-	if (!strchr(name, ':') || !strpbrk(name, "*?["))
-		return add_one(&sa, name);
-	return kt_glob_events(ctx, name, add_one, &sa);
-}
-
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_err err = { .pos = -1 };
 	struct ktrace_stat *st = NULL;
 	struct kt_signals sigs = { 0 };
-	struct kt_workload wl = { .pid = -1, .go = -1 };
+	struct kt_target tg = KT_TARGET_INIT;
 	struct kt_inline inl = { 0 };
+	struct stat_add sa = { .ctx = ctx };
 	char **events = NULL, what[512];
-	int nev = 0, opt, ret = KT_OK, status;
-	long pid = -1, interval = 0;
+	int nev = 0, ndef = 0, opt, ret = KT_OK, status, pid;
+	long interval = 0;
 	double duration = 0, last = 0;
-	bool all = false, stopped = false;
+	bool stopped = false;
 	struct timespec t0;
 	struct pollfd pfd = { .fd = -1 };
 	uint64_t *prev = NULL;
 
-	while ((opt = getopt_long(argc, argv, "+e:p:aI:d:jh", stat_opts,
+	tg.max_pids = 1;	/* the counters follow one process */
+	while ((opt = getopt_long(argc, argv, "+e:p:aC:I:d:jh", stat_opts,
 				  NULL)) != -1) {
 		char *end, *save = NULL, *tok, *copy;
 
@@ -199,16 +193,11 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 			free(copy);
 			break;
 		case 'p':
-			pid = strtol(optarg, &end, 10);
-			if (*end || pid <= 0) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad pid '%s' (stat takes one pid)",
-						     optarg);
-				goto out;
-			}
-			break;
 		case 'a':
-			all = true;
+		case 'C':
+			ret = kt_target_opt(ctx, &tg, opt, optarg);
+			if (ret)
+				goto out;
 			break;
 		case 'I':
 			interval = strtol(optarg, &end, 10);
@@ -245,9 +234,14 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	ret = kt_target_check(ctx, argc > 0, pid > 0, all);
+	ret = kt_target_check(ctx, &tg, argc, argv);
 	if (ret)
 		goto out;
+	if (tg.ncpus && (tg.argc || tg.npids)) {
+		ret = kt_usage_error(ctx, NULL,
+				     "-C counts CPUs system-wide: not with a command or -p");
+		goto out;
+	}
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;
@@ -258,47 +252,37 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
-	ret = kt_inline_create(ctx, &inl, events, nev);
+	sa.st = st;
+	if (!nev) {
+		while (default_events[ndef])
+			ndef++;
+	}
+	ret = kt_events_expand(ctx, &inl, nev ? events :
+			       (char **)default_events, nev ? nev : ndef,
+			       add_one, &sa);
 	if (ret)
 		goto out;
-	for (int i = 0; i < nev; i++) {
-		char name[160];
-		const char *ev = kt_inline_event(&inl, i, name, sizeof(name));
-
-		if ((ret = add_event(ctx, st, ev ? ev : events[i])))
-			goto out;
-	}
-	for (int i = 0; !nev && default_events[i]; i++)
-		if ((ret = add_event(ctx, st, default_events[i])))
-			goto out;
-	if (argc) {
-		ret = kt_workload_fork(ctx, &wl, argv);
-		if (ret)
-			goto out;
-		pid = wl.pid;
-		snprintf(what, sizeof(what), "'%s%s'", argv[0],
-			 argc > 1 ? " ..." : "");
-	} else if (pid > 0) {
-		snprintf(what, sizeof(what), "process id '%ld'", pid);
-	} else {
-		snprintf(what, sizeof(what), "'system wide'");
-	}
+	ret = kt_target_prepare(ctx, &tg, false);
+	if (ret)
+		goto out;
+	pid = tg.npids ? tg.pids[0] : -1;
+	kt_target_describe(&tg, what, sizeof(what));
 	prev = calloc(ktrace_stat_count(st) + 1, sizeof(*prev));
 	if (!prev) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
-	if (ktrace_stat_open(st, pid, NULL, 0, pid > 0, wl.pid > 0, &err) < 0) {
+	if (ktrace_stat_open(st, pid, tg.cpus, tg.ncpus, pid > 0, tg.argc > 0,
+			     &err) < 0) {
 		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		goto out;
 	}
-	if (wl.pid < 0)
+	if (!tg.argc)
 		ktrace_stat_enable(st);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (wl.pid > 0 && kt_workload_start(&wl) < 0) {
-		ret = kt_error(ctx, KT_FAIL, "cannot start '%s'", argv[0]);
+	ret = kt_target_start(ctx, &tg);
+	if (ret)
 		goto out;
-	}
 	/* Wake up when the child exits (pidfd), an interval ends or a
 	 * signal comes. */
 	pfd.fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
@@ -315,10 +299,10 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 			print_counts(ctx, st, now, prev, what);
 			last = now;
 		}
-		if (kt_workload_exited(&wl))
+		if (kt_workload_exited(&tg.wl))
 			break;
 		/* -p: the process is gone. */
-		if (wl.pid < 0 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
+		if (!tg.argc && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
 			break;
 		if (duration > 0 && now >= duration) {
 			stopped = true;
@@ -332,7 +316,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	kt_inline_report_misses(ctx, &inl);
 out:
 	/* A workload still running after -d or a signal is stopped. */
-	status = kt_workload_finish(&wl, kt_stop_signal || ret || stopped);
+	status = kt_target_finish(&tg, kt_stop_signal || ret || stopped);
 	ktrace_stat_free(st);	/* the counters go before their probes */
 	kt_inline_destroy(ctx, &inl);
 	kt_signals_restore(&sigs);

@@ -602,6 +602,24 @@ assert all(type(o["counters"][0]["count"]) is int for o in objs)
 PY
 }
 
+# stat -C counts on the named CPUs only; the target rules are record's.
+t_stat_cpu_list_and_target_rules() {
+	$KTRACE stat -C 0 -e syscalls:sys_enter_getppid -d 1.5 >$RT.out 2>&1 &
+	kp=$!
+	sleep 0.3
+	taskset -c 0 $SYSC 300
+	taskset -c 1 $SYSC 500
+	wait $kp || fail "stat -C 0: $(cat $RT.out)" || return 1
+	n=$(awk '$2 == "syscalls:sys_enter_getppid" {print $1}' $RT.out)
+	[ "$n" -ge 300 ] && [ "$n" -lt 400 ] || fail "stat -C 0 counted $n: $(cat $RT.out)" || return 1
+	expect_status 2 $KTRACE stat -p 1,2 || return 1
+	expect_contains "one pid" "$ERR" "bad pid list '1,2'" || return 1
+	expect_status 2 $KTRACE stat -C 0 -- true || return 1
+	expect_status 2 $KTRACE stat -a -- true || return 1
+	expect_status 2 $KTRACE record -e sched:sched_switch -C 0-x || return 1
+	expect_contains "cpu list" "$ERR" "bad CPU list '0-x'"
+}
+
 # stat -p PID counts the threads the process already has.
 t_stat_pid_existing_threads() {
 	start_waiting $THREADS 200 wait || return 1
