@@ -727,35 +727,107 @@ struct walk {
 	char *what;		/* the text walked so far, for messages */
 };
 
-/* Comma separated names of the fields of composite t (anonymous flattened). */
-static void list_fields(const struct btf *btf, const struct btf_type *t,
-			FILE *f, int *count)
+/*
+ * Visit the named members of composite t, those of anonymous members as
+ * if they were t's own: visit(name, member type, bit offset from t's
+ * start, bitfield width or 0, arg) until it returns true. Returns true
+ * when a visit did.
+ */
+typedef bool (*member_fn)(const char *name, __u32 tid, __u32 bits,
+			  __u32 bf_size, void *arg);
+
+static bool walk_members(const struct btf *btf, const struct btf_type *t,
+			 __u32 base, member_fn visit, void *arg)
 {
 	const struct btf_member *m = btf_members(t);
 
 	for (int i = 0; i < btf_vlen(t); i++) {
-		const char *name = btf__name_by_offset(btf, m[i].name_off);
+		const char *mn = btf__name_by_offset(btf, m[i].name_off);
+		__u32 bits = base + btf_member_bit_offset(t, i);
+		__u32 bf_size = btf_member_bitfield_size(t, i);
 		const struct btf_type *mt;
 
-		if (!name || !*name) {
+		if (!mn || !*mn) {
 			mt = btf__type_by_id(btf, skip_mods(btf, m[i].type,
 							    NULL));
-			if (mt && btf_is_composite(mt))
-				list_fields(btf, mt, f, count);
+			if (mt && btf_is_composite(mt) &&
+			    walk_members(btf, mt, bits, visit, arg))
+				return true;
 			continue;
 		}
-		/* markers of cache line groups, not data */
-		if (!strncmp(name, "__cacheline_group_", 18))
-			continue;
-		if (*count == LIST_FIELDS) {
-			fputs(", ...", f);
-			(*count)++;
+		mt = btf__type_by_id(btf, m[i].type);
+		/* old-style bitfield: the width lives in the INT type */
+		if (!btf_kflag(t) && mt && btf_is_int(mt) &&
+		    (btf_int_bits(mt) != mt->size * 8 || btf_int_offset(mt))) {
+			bf_size = btf_int_bits(mt);
+			bits += btf_int_offset(mt);
 		}
-		if (*count > LIST_FIELDS)
-			return;
-		fprintf(f, "%s%s", *count ? ", " : "", name);
-		(*count)++;
+		if (visit(mn, m[i].type, bits, bf_size, arg))
+			return true;
 	}
+	return false;
+}
+
+struct field_list {
+	FILE *f;
+	int count;
+};
+
+static bool list_one(const char *name, __u32 tid, __u32 bits, __u32 bf_size,
+		     void *arg)
+{
+	struct field_list *fl = arg;
+
+	(void)tid, (void)bits, (void)bf_size;
+	/* markers of cache line groups, not data */
+	if (!strncmp(name, "__cacheline_group_", 18))
+		return false;
+	if (fl->count == LIST_FIELDS) {
+		fputs(", ...", fl->f);
+		return true;
+	}
+	fprintf(fl->f, "%s%s", fl->count ? ", " : "", name);
+	fl->count++;
+	return false;
+}
+
+/*
+ * Comma separated names of the fields of composite t (anonymous ones
+ * flattened), for messages: a string the caller frees, or NULL.
+ */
+static char *list_fields(const struct btf *btf, const struct btf_type *t)
+{
+	struct field_list fl = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+
+	fl.f = open_memstream(&text, &len);
+	if (!fl.f)
+		return NULL;
+	walk_members(btf, t, 0, list_one, &fl);
+	if (fclose(fl.f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+struct member_find {
+	const char *name;
+	__u32 tid, bits, bf_size;
+};
+
+static bool find_one(const char *name, __u32 tid, __u32 bits, __u32 bf_size,
+		     void *arg)
+{
+	struct member_find *mf = arg;
+
+	if (strcmp(name, mf->name))
+		return false;
+	mf->tid = tid;
+	mf->bits = bits;
+	mf->bf_size = bf_size;
+	return true;
 }
 
 /*
@@ -766,37 +838,14 @@ static bool find_member(const struct btf *btf, const struct btf_type *t,
 			const char *name, __u32 *tid, __u32 *bits,
 			__u32 *bf_size)
 {
-	const struct btf_member *m = btf_members(t);
+	struct member_find mf = { .name = name };
 
-	for (int i = 0; i < btf_vlen(t); i++) {
-		const char *mn = btf__name_by_offset(btf, m[i].name_off);
-		const struct btf_type *mt;
-
-		if (!mn || !*mn) {
-			mt = btf__type_by_id(btf, skip_mods(btf, m[i].type,
-							    NULL));
-			if (mt && btf_is_composite(mt) &&
-			    find_member(btf, mt, name, tid, bits, bf_size)) {
-				*bits += btf_member_bit_offset(t, i);
-				return true;
-			}
-			continue;
-		}
-		if (strcmp(mn, name))
-			continue;
-		*tid = m[i].type;
-		*bits = btf_member_bit_offset(t, i);
-		*bf_size = btf_member_bitfield_size(t, i);
-		mt = btf__type_by_id(btf, m[i].type);
-		/* old-style bitfield: the width lives in the INT type */
-		if (!btf_kflag(t) && mt && btf_is_int(mt) &&
-		    (btf_int_bits(mt) != mt->size * 8 || btf_int_offset(mt))) {
-			*bf_size = btf_int_bits(mt);
-			*bits += btf_int_offset(mt);
-		}
-		return true;
-	}
-	return false;
+	if (!walk_members(btf, t, 0, find_one, &mf))
+		return false;
+	*tid = mf.tid;
+	*bits = mf.bits;
+	*bf_size = mf.bf_size;
+	return true;
 }
 
 static const char *kind_word(const struct btf_type *t)
@@ -837,10 +886,8 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 	const struct btf *btf = w->btf;
 	const struct btf_type *t, *st;
 	__u32 id, sid, mtid, bits, bfs;
-	char *tname, *fields = NULL;
-	size_t flen = 0;
-	int count = 0, ret;
-	FILE *f;
+	char *tname, *fields;
+	int ret;
 
 	id = skip_mods(btf, w->tid, NULL);
 	t = btf__type_by_id(btf, id);
@@ -888,14 +935,7 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 				      w->what, kind_word(st));
 	if (!find_member(btf, st, name, &mtid, &bits, &bfs)) {
 		tname = type_decl(btf, sid, NULL);
-		f = open_memstream(&fields, &flen);
-		if (f) {
-			list_fields(btf, st, f, &count);
-			if (fclose(f)) {
-				free(fields);
-				fields = NULL;
-			}
-		}
+		fields = list_fields(btf, st);
 		ret = ktrace_err_set(err, ENOENT,
 				     "%s has no field '%s'; fields: %s",
 				     tname ? tname : "?", name,
@@ -1129,18 +1169,8 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		goto out;
 	}
 	if (btf_is_composite(t)) {
-		char *fields = NULL;
-		size_t flen = 0;
-		int count = 0;
-		FILE *f = open_memstream(&fields, &flen);
+		char *fields = list_fields(btf, t);
 
-		if (f) {
-			list_fields(btf, t, f, &count);
-			if (fclose(f)) {
-				free(fields);
-				fields = NULL;
-			}
-		}
 		tname = type_decl(btf, id, NULL);
 		ret = ktrace_err_set(err, EINVAL,
 				     "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
