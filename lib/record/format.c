@@ -157,6 +157,20 @@ static char *put_int(char *p, long long v, int width)
 	return put_uint(p, v, width, ' ');
 }
 
+/* Append r->seq's text to the line at *used. 0 or -ENOMEM. */
+static int append_seq(struct ktrace_record *r, size_t *used)
+{
+	char *p;
+
+	trace_seq_terminate(&r->seq);
+	p = out_reserve(r, *used, r->seq.len + 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, r->seq.buffer, r->seq.len);
+	*used += r->seq.len;
+	return 0;
+}
+
 /*
  * The text line: "comm pid[/tid] [cpu] sec.nsec: system:event: INFO". This
  * is the per-record hot path of live printing and of report, so the header
@@ -206,22 +220,14 @@ static const char *format_text(struct ktrace_record *r,
 
 		trace_seq_reset(&r->seq);
 		tep_print_event(r->tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
-		trace_seq_terminate(&r->seq);
-		p = out_reserve(r, used, r->seq.len + 1);
-		if (!p)
+		if (append_seq(r, &used))
 			return "";
-		memcpy(p, r->seq.buffer, r->seq.len);
-		used += r->seq.len;
 	}
 	if (s->nr_ips) {
 		trace_seq_reset(&r->seq);
 		kt_record_format_stack(r, s, false);
-		trace_seq_terminate(&r->seq);
-		p = out_reserve(r, used, r->seq.len + 1);
-		if (!p)
+		if (append_seq(r, &used))
 			return "";
-		memcpy(p, r->seq.buffer, r->seq.len);
-		used += r->seq.len;
 	}
 	r->out[used] = '\0';
 	*len = used;
