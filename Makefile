@@ -92,7 +92,12 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(HDRS) 
 	$(CC) $(CFLAGS) $(KT_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
 		$(B)/libktrace-cmd.a $(B)/libktrace.a $(PKG_LIBS) $(CMOCKA_LIBS)
 
-# Programs the tests trace. Built with debuginfo, no optimisation games.
+# Programs the tests trace. Built with debuginfo, no optimisation games;
+# chain is built as Debian builds its binaries (-O2, no frame pointers).
+$(B)/tests/targets/chain: tests/targets/chain.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fomit-frame-pointer -Wall -o $@ $<
+
 $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -Wall -o $@ $< -lpthread

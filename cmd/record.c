@@ -28,7 +28,9 @@ static const char record_usage[] =
 	"  -a, --all-cpus        system-wide (default without CMD or -p)\n"
 	"  -C, --cpu CPUS        only these CPUs (0,2-3)\n"
 	"  -m, --mmap-pages SIZE ring buffer per CPU: pages or size (4M); default 8M\n"
-	"  -g, --call-graph      record call stacks\n"
+	"  -g                    record call stacks (--call-graph dwarf)\n"
+	"      --call-graph MODE fp (frame pointers) or dwarf[,SIZE] (DWARF CFI on a\n"
+	"                        SIZE-byte copy of the user stack; default 8192)\n"
 	"  -o, --output FILE     write a ktrace file (read it with ktrace report)\n"
 	"  -j, --json            one JSON object per record\n"
 	"  -d, --duration SECS   stop after SECS seconds\n"
@@ -42,7 +44,7 @@ static const struct option record_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "call-graph", no_argument, NULL, 'g' },
+	{ "call-graph", required_argument, NULL, 'G' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -112,6 +114,39 @@ static int add_one(void *arg, int i, const char *name)
 	return KT_OK;
 }
 
+/* perf's default user stack copy for --call-graph dwarf. */
+#define KT_DWARF_STACK_DEFAULT 8192
+
+/* --call-graph fp | dwarf[,SIZE], as perf record takes it. */
+static int call_graph_parse(struct kt_ctx *ctx, const char *arg,
+			    struct ktrace_record_opts *ro)
+{
+	char *end;
+	unsigned long size;
+
+	ro->callchain = true;
+	if (!strcmp(arg, "fp")) {
+		ro->dwarf_stack = 0;
+		return KT_OK;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return kt_usage_error(ctx, NULL,
+				      "bad call graph mode '%s': fp or dwarf[,SIZE]",
+				      arg);
+	ro->dwarf_stack = KT_DWARF_STACK_DEFAULT;
+	if (!arg[5])
+		return KT_OK;
+	errno = 0;
+	size = strtoul(arg + 6, &end, 0);
+	if (errno || end == arg + 6 || *end || !size || size > 65528 ||
+	    size % 8)
+		return kt_usage_error(ctx, NULL,
+				      "bad DWARF stack size '%s': bytes, a multiple of 8 up to 65528",
+				      arg + 6);
+	ro->dwarf_stack = size;
+	return KT_OK;
+}
+
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_record_opts ro = { 0 };
@@ -125,7 +160,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	struct kt_target tg = KT_TARGET_INIT;
 	const char *output = NULL;
 	int nev = 0, opt, ret = KT_OK, out_fd = -1, status;
-	bool done = false, stopped = false;
+	bool done = false, stopped = false, cg_set = false;
 	double duration = 0;
 	struct timespec t0;
 
@@ -177,6 +212,14 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			break;
 		case 'g':
 			ro.callchain = true;
+			if (!cg_set)
+				ro.dwarf_stack = KT_DWARF_STACK_DEFAULT;
+			break;
+		case 'G':
+			ret = call_graph_parse(ctx, optarg, &ro);
+			if (ret)
+				goto out;
+			cg_set = true;
 			break;
 		case 'o':
 			output = optarg;

@@ -385,6 +385,13 @@ struct ktrace_record_opts {
 	bool inherit;		/* follow children */
 	bool enable_on_exec;	/* start at the traced task's exec */
 	bool callchain;		/* -g */
+	/*
+	 * With callchain: bytes of user stack copied per sample and unwound
+	 * by DWARF CFI while recording (perf's --call-graph dwarf,SIZE; a
+	 * multiple of 8, at most 65528); 0: frame pointers (fp). Either
+	 * way the recording keeps the frames, not the stack copies.
+	 */
+	unsigned int dwarf_stack;
 	size_t ring_pages;	/* per CPU; 0: default */
 };
 

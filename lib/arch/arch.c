@@ -34,3 +34,15 @@ const char *kt_arch_dwarf_reg(const struct kt_arch *a, unsigned int r)
 {
 	return a && r < a->nr_dwarf_regs ? a->dwarf_regs[r] : NULL;
 }
+
+uint64_t kt_arch_perf_regs_mask(const struct kt_arch *a)
+{
+	uint64_t mask = 0;
+
+	if (!a || !a->perf_regs)
+		return 0;
+	for (unsigned int r = 0; r < a->nr_dwarf_regs; r++)
+		if (a->perf_regs[r] >= 0)
+			mask |= 1ull << a->perf_regs[r];
+	return mask | 1ull << a->perf_sp | 1ull << a->perf_pc;
+}

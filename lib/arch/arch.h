@@ -22,6 +22,14 @@ struct kt_arch {
 	unsigned int nr_dwarf_regs;
 	/* The calling convention, for messages ("x86-64 SysV"). */
 	const char *abi;
+	/*
+	 * perf's sampled user registers (PERF_SAMPLE_REGS_USER): for DWARF
+	 * register r (< nr_dwarf_regs), its bit in sample_regs_user (enum
+	 * perf_event_<arch>_regs), or -1; and the bits of SP and PC. NULL:
+	 * no DWARF unwinding on this architecture.
+	 */
+	const signed char *perf_regs;
+	int perf_sp, perf_pc;
 	/* Debian's multiarch triplet: /usr/lib/<multiarch> holds libraries. */
 	const char *multiarch;
 };
@@ -34,6 +42,8 @@ extern const struct kt_arch kt_arch_arm64;
 const struct kt_arch *kt_arch_by_machine(uint16_t m);
 /* The table of the running kernel, or NULL + errno (EOPNOTSUPP). */
 const struct kt_arch *kt_arch_host(void);
+/* sample_regs_user for DWARF unwinding (0: not supported). */
+uint64_t kt_arch_perf_regs_mask(const struct kt_arch *a);
 /* Register name of DWARF register r (no '%'), or NULL. */
 const char *kt_arch_dwarf_reg(const struct kt_arch *a, unsigned int r);
 

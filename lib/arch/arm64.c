@@ -16,6 +16,12 @@ static const char *const arm64_dwarf[] = {
 	"x28", "x29", "x30", "sp",
 };
 
+/* enum perf_event_arm64_regs: X0-X30, SP in DWARF's order; PC is 32. */
+static const signed char arm64_perf[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+	19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+};
+
 const struct kt_arch kt_arch_arm64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64,
@@ -24,5 +30,8 @@ const struct kt_arch kt_arch_arm64 = {
 	.dwarf_regs = arm64_dwarf,
 	.nr_dwarf_regs = sizeof(arm64_dwarf) / sizeof(*arm64_dwarf),
 	.abi = "AAPCS64",
+	.perf_regs = arm64_perf,
+	.perf_sp = 31,
+	.perf_pc = 32,
 	.multiarch = "aarch64-linux-gnu",
 };

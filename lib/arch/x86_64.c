@@ -15,6 +15,13 @@ static const char *const x86_64_dwarf[] = {
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
 };
 
+/* enum perf_event_x86_regs of each DWARF register above. */
+static const signed char x86_64_perf[] = {
+	0 /* AX */, 3 /* DX */, 2 /* CX */, 1 /* BX */, 4 /* SI */,
+	5 /* DI */, 6 /* BP */, 7 /* SP */, 16, 17, 18, 19, 20, 21, 22, 23,
+	8 /* IP */,
+};
+
 const struct kt_arch kt_arch_x86_64 = {
 	.name = "x86_64",
 	.e_machine = EM_X86_64,
@@ -23,6 +30,9 @@ const struct kt_arch kt_arch_x86_64 = {
 	.dwarf_regs = x86_64_dwarf,
 	.nr_dwarf_regs = sizeof(x86_64_dwarf) / sizeof(*x86_64_dwarf),
 	.abi = "x86-64",
+	.perf_regs = x86_64_perf,
+	.perf_sp = 7,
+	.perf_pc = 8,
 	.multiarch = "x86_64-linux-gnu",
 };
 

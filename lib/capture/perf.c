@@ -291,6 +291,9 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 	p->sample_type = KT_PERF_SAMPLE_TYPE;
 	if (opts->callchain)
 		p->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (opts->callchain && opts->stack_user)
+		p->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
 
 	for (ci = 0; ci < nr_cpus; ci++) {
 		int owner = -1;
@@ -308,6 +311,11 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 				a.config = evs[e].config;
 				a.sample_period = 1;
 				a.sample_type = p->sample_type;
+				if (p->sample_type & PERF_SAMPLE_STACK_USER) {
+					a.sample_regs_user = opts->regs_user;
+					a.sample_stack_user = opts->stack_user;
+					a.exclude_callchain_user = 1;
+				}
 				a.disabled = 1;
 				a.inherit = opts->inherit;
 				a.enable_on_exec = opts->enable_on_exec;

@@ -74,6 +74,12 @@ struct kt_perf_opts {
 	bool inherit;		/* follow children of the pids */
 	bool enable_on_exec;	/* start counting at the pids' next exec */
 	bool callchain;
+	/* With callchain: DWARF unwinding material, the user registers in
+	 * regs_user (sample_regs_user) and stack_user bytes of the user
+	 * stack per sample; the kernel's chain is then kernel-only.
+	 * 0: frame-pointer chains. */
+	uint32_t stack_user;
+	uint64_t regs_user;
 	size_t ring_pages;	/* data pages per ring, power of two; 0: default */
 	unsigned int wakeup_bytes;	/* poll wakeup watermark; 0: 1/4 ring */
 };

@@ -22,7 +22,9 @@
 #include "kfile/kfile.h"
 #include "capture/merge.h"
 #include "capture/perf.h"
+#include "arch/arch.h"
 #include "record/record.h"
+#include "sym/unwind.h"
 
 /* How far behind "now" the merge may emit: records still being written
  * to a ring by another CPU are younger than this. */
@@ -119,6 +121,8 @@ void ktrace_record_free(struct ktrace_record *r)
 	free(r->per_event);
 	free(r->out);
 	free(r->ips);
+	kt_unwind_free(r->unwind);
+	free(r->uw_rec);
 	kt_symtab_free(&r->ksyms);
 	kt_record_free_stacks(r);
 	trace_seq_destroy(&r->seq);
@@ -316,6 +320,29 @@ int ktrace_record_open(struct ktrace_record *r,
 	po.inherit = opts->inherit;
 	po.enable_on_exec = opts->enable_on_exec;
 	po.callchain = opts->callchain;
+	if (opts->callchain && opts->dwarf_stack) {
+		const struct kt_arch *arch = kt_arch_host();
+
+		po.regs_user = kt_arch_perf_regs_mask(arch);
+		if (!po.regs_user) {
+			free(pe);
+			return ktrace_err_set(err, EOPNOTSUPP,
+					      "DWARF unwinding is not supported on this architecture (use --call-graph fp)");
+		}
+		if (opts->dwarf_stack % 8 || opts->dwarf_stack > 65528) {
+			free(pe);
+			return ktrace_err_set(err, EINVAL,
+					      "bad DWARF stack size %u: a multiple of 8, at most 65528",
+					      opts->dwarf_stack);
+		}
+		po.stack_user = opts->dwarf_stack;
+		r->uw_regs_mask = po.regs_user;
+		r->unwind = kt_unwind_alloc(arch);
+		if (!r->unwind) {
+			free(pe);
+			return -ENOMEM;
+		}
+	}
 	po.ring_pages = opts->ring_pages;
 	r->perf = kt_perf_open(pe, r->nev, &po, &fail);
 	free(pe);
@@ -357,8 +384,12 @@ int ktrace_record_open(struct ktrace_record *r,
 				*p = ' ';
 		return ktrace_err_set(err, -ret, "%s", advice);
 	}
-	r->sample_type = kt_perf_sample_type(r->perf);
-	r->mcfg.sample_type = r->sample_type;
+	/* The merge reads the rings' records; everything after it sees
+	 * them rewritten without the stack copies. */
+	r->raw_sample_type = kt_perf_sample_type(r->perf);
+	r->sample_type = r->raw_sample_type &
+			 ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	r->mcfg.sample_type = r->raw_sample_type;
 	r->mcfg.sample_id_all = true;
 	n = kt_perf_nr_ids(r->perf);
 	ids = calloc(n ? n : 1, sizeof(*ids));
@@ -643,6 +674,11 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 	(void)src;
 	if (ts > r->last_time)
 		r->last_time = ts;
+	if (h->type == PERF_RECORD_SAMPLE && r->unwind) {
+		h = kt_record_unwind(r, h);
+		if (!h)
+			return 0;
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		/* libtraceevent reads the common header unchecked. */

@@ -61,13 +61,6 @@ struct comm_ent {
 };
 
 
-struct rec_map {
-	int pid;
-	uint64_t start, len, pgoff;
-	char *path;
-	bool synth;		/* from /proc or the file, not an MMAP2 record */
-};
-
 typedef void (*kt_record_sink_fn)(void *ctx,
 				  const struct perf_event_header *rec);
 
@@ -117,10 +110,19 @@ struct ktrace_record {
 	struct kt_kfw *kfw;		/* -o writer */
 	struct kt_kfile *kf;		/* replay source */
 	void *kf_mem;			/* its bytes, when read from a pipe */
-	struct rec_map *maps;
+	struct kt_map *maps;
 	int nr_maps;
 	void *usyms;		/* per-binary symbol tables (record_stack.c) */
 	uint64_t *ips;
+	/* DWARF unwinding while recording (stack.c): the rings' records
+	 * carry registers and a stack copy (raw_sample_type); each sample
+	 * is rewritten with its unwound frames before anything else sees
+	 * it, in the layout of sample_type (a plain callchain). */
+	struct kt_unwind *unwind;
+	uint64_t raw_sample_type;
+	uint64_t uw_regs_mask;	/* sample_regs_user */
+	unsigned char *uw_rec;	/* the rewritten record */
+	size_t uw_rec_cap;
 };
 
 int kt_record_emit(void *ctx, int src, uint64_t ts,
@@ -147,6 +149,11 @@ void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 void kt_record_read_proc_maps(struct ktrace_record *r, int pid);
 void kt_record_note_mmap(struct ktrace_record *r,
 			 const struct perf_event_header *h);
+/* With DWARF unwinding: h with its user frames unwound, its registers
+ * and stack copy dropped (a buffer of r valid until the next call), or
+ * NULL when h is malformed. */
+const struct perf_event_header *
+kt_record_unwind(struct ktrace_record *r, const struct perf_event_header *h);
 /* A JSON string (quoted, escaped) of at most n bytes of s, onto q. */
 void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n);
 /* Append the symbolized call chain of s to the trace_seq / JSON. */

@@ -19,6 +19,7 @@
 #include "base/internal.h"
 #include "record/record.h"
 #include "sym/symtab.h"
+#include "sym/unwind.h"
 
 void kt_record_note_mmap(struct ktrace_record *r,
 			 const struct perf_event_header *h)
@@ -42,13 +43,140 @@ void kt_record_note_mmap(struct ktrace_record *r,
 		return;
 	kt_record_add_map(r, m->pid, m->addr, m->len, m->pgoff, m->filename,
 			  false);
+	kt_unwind_forget(r->unwind, m->pid);
+}
+
+/* Most user frames kept from a DWARF unwind (perf's default max-stack). */
+#define UW_MAX_FRAMES 127
+
+const struct perf_event_header *
+kt_record_unwind(struct ktrace_record *r, const struct perf_event_header *h)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	const unsigned char *chain, *raw = NULL, *raw_end = NULL;
+	uint64_t st = r->raw_sample_type, nr = 0, abi = 0, size, dyn;
+	uint64_t uips[UW_MAX_FRAMES];
+	struct kt_ustack us = { 0 };
+	struct perf_event_header *nh;
+	size_t need, prefix;
+	unsigned char *o;
+	int nu = 0;
+
+#define NEED(n) do { if (p > end || (size_t)(end - p) < (size_t)(n)) return NULL; } while (0)
+	/* The fields before the callchain: only TID is needed here. */
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		p += 8;
+	if (st & PERF_SAMPLE_IP)
+		p += 8;
+	if (st & PERF_SAMPLE_TID) {
+		NEED(8);
+		us.pid = ((const int32_t *)p)[0];
+		us.tid = ((const int32_t *)p)[1];
+		p += 8;
+	}
+	p += 8 * (!!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
+		  !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		  !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
+	chain = p;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		NEED(8);
+		memcpy(&nr, p, 8);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			return NULL;
+		p += nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t sz;
+
+		raw = p;
+		NEED(4);
+		memcpy(&sz, p, 4);
+		p += 4;
+		NEED(sz);
+		p += sz;
+		raw_end = p;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		NEED(8);
+		memcpy(&abi, p, 8);
+		p += 8;
+		if (abi) {
+			int n = __builtin_popcountll(r->uw_regs_mask);
+
+			NEED(8 * n);
+			us.regs = (const uint64_t *)p;
+			us.regs_mask = r->uw_regs_mask;
+			p += 8 * n;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		NEED(8);
+		memcpy(&size, p, 8);
+		p += 8;
+		if (size) {
+			NEED(size);
+			us.stack = p;
+			p += size;
+			NEED(8);
+			memcpy(&dyn, p, 8);
+			us.stack_size = dyn < size ? dyn : size;
+		}
+	}
+#undef NEED
+	/* A sample taken in the kernel for a kernel thread has no user
+	 * registers (abi 0): no user frames. */
+	if (us.regs && us.stack)
+		nu = kt_unwind_user(r->unwind, r->maps, r->nr_maps, &us, uips,
+				    UW_MAX_FRAMES);
+	prefix = chain - (const unsigned char *)(h + 1);
+	need = sizeof(*h) + prefix + 8 + (nr + 1 + nu) * 8 +
+	       (raw ? raw_end - raw : 0);
+	need = (need + 7) & ~(size_t)7;
+	if (need > 65535)
+		return NULL;
+	if (need > r->uw_rec_cap) {
+		unsigned char *nb = realloc(r->uw_rec, need);
+
+		if (!nb)
+			return NULL;
+		r->uw_rec = nb;
+		r->uw_rec_cap = need;
+	}
+	nh = (struct perf_event_header *)r->uw_rec;
+	*nh = *h;
+	o = (unsigned char *)(nh + 1);
+	memcpy(o, h + 1, prefix);
+	o += prefix;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t total = nr + (nu ? nu + 1 : 0);
+		uint64_t marker = PERF_CONTEXT_USER;
+
+		memcpy(o, &total, 8);
+		memcpy(o + 8, chain + 8, nr * 8);
+		o += 8 + nr * 8;
+		if (nu) {
+			memcpy(o, &marker, 8);
+			memcpy(o + 8, uips, nu * 8);
+			o += 8 + nu * 8;
+		}
+	}
+	if (raw) {
+		memcpy(o, raw, raw_end - raw);
+		o += raw_end - raw;
+	}
+	while ((size_t)(o - r->uw_rec) < need)
+		*o++ = 0;
+	nh->size = need;
+	return nh;
 }
 
 void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 		       uint64_t len, uint64_t pgoff, const char *path,
 		       bool synth)
 {
-	struct rec_map *nv = realloc(r->maps, (r->nr_maps + 1) * sizeof(*nv));
+	struct kt_map *nv = realloc(r->maps, (r->nr_maps + 1) * sizeof(*nv));
 
 	if (!nv)
 		return;
@@ -211,7 +339,7 @@ static void user_frame(struct ktrace_record *r, int pid, uint64_t ip,
 {
 	/* Newest mapping first: a later mmap replaces an older one. */
 	for (int i = r->nr_maps - 1; i >= 0; i--) {
-		const struct rec_map *m = &r->maps[i];
+		const struct kt_map *m = &r->maps[i];
 		struct ubin *b;
 		uint64_t off, symoff;
 		const char *name;

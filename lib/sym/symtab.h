@@ -19,6 +19,14 @@ struct kt_symtab {
 	bool loaded;
 };
 
+/* A file mapping of a process (MMAP2 records, /proc/PID/maps, a file). */
+struct kt_map {
+	int pid;
+	uint64_t start, len, pgoff;
+	char *path;
+	bool synth;		/* from /proc or the file, not an MMAP2 record */
+};
+
 void kt_symtab_free(struct kt_symtab *t);
 /* Name of the symbol holding addr (and the offset into it), or NULL. */
 const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
