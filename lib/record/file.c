@@ -329,7 +329,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 				  mm[i].pgoff, mm[i].filename, true);
 	ks = kt_kfile_ksyms(r->kf, &nk);
 	for (size_t i = 0; i < nk; i++)
-		kt_symtab_add(&r->ksyms, ks[i].addr, ks[i].name);
+		kt_symtab_add(&r->ksyms, ks[i].addr, 0, ks[i].name);
 	kt_symtab_sort(&r->ksyms);
 	r->mcfg.sample_type = r->sample_type;
 	r->mcfg.sample_id_all = true;

@@ -230,7 +230,6 @@ struct ubins {
 
 static void ubin_load(struct ubin *b)
 {
-	Elf_Scn *scn = NULL;
 	struct stat st;
 	size_t nph;
 	Elf *elf;
@@ -263,27 +262,10 @@ static void ubin_load(struct ubin *b)
 			}
 		}
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize &&
-				   i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &s) ||
-			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
-				continue;
-			n = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (n && *n)
-				kt_symtab_add(&b->syms, s.st_value, n);
-		}
-	}
+	/* A stripped binary (Debian's) names its local functions only in
+	 * its separate debug file. */
+	if (!kt_symtab_add_elf(&b->syms, elf))
+		kt_symtab_add_debug(&b->syms, elf);
 	elf_end(elf);
 out:
 	close(fd);

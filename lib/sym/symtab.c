@@ -4,12 +4,18 @@
  * binary's. The start of the one symbol layer the stacks build on.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/internal.h"
 #include "sym/symtab.h"
+
+#include <elfutils/libdwelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void kt_symtab_free(struct kt_symtab *t)
 {
@@ -19,7 +25,8 @@ void kt_symtab_free(struct kt_symtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int kt_symtab_add(struct kt_symtab *t, uint64_t addr, const char *name)
+int kt_symtab_add(struct kt_symtab *t, uint64_t addr, uint64_t size,
+		  const char *name)
 {
 	struct kt_sym *nv;
 
@@ -30,6 +37,8 @@ int kt_symtab_add(struct kt_symtab *t, uint64_t addr, const char *name)
 		t->v = nv;
 	}
 	t->v[t->n].addr = addr;
+	t->v[t->n].size = size;
+	t->v[t->n].prio = 0;
 	t->v[t->n].name = strdup(name);
 	if (!t->v[t->n].name)
 		return -ENOMEM;
@@ -41,13 +50,26 @@ static int sym_cmp(const void *a, const void *b)
 {
 	const struct kt_sym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->prio - y->prio;	/* the best name last */
 }
 
 void kt_symtab_sort(struct kt_symtab *t)
 {
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
+	/* as perf does: an unknown end is the next symbol's start */
+	for (size_t i = 0, j = 0; i < t->n; i++) {
+		if (t->v[i].size)
+			continue;
+		if (j <= i)
+			j = i + 1;
+		while (j < t->n && t->v[j].addr == t->v[i].addr)
+			j++;
+		if (j < t->n)
+			t->v[i].size = t->v[j].addr - t->v[i].addr;
+	}
 	t->loaded = true;
 }
 
@@ -66,9 +88,17 @@ const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
 		else
 			hi = mid;
 	}
-	if (off)
-		*off = addr - t->v[lo].addr;
-	return t->v[lo].name;
+	/* among the symbols starting there, one that reaches addr */
+	for (size_t i = lo + 1; i-- > 0 && t->v[i].addr == t->v[lo].addr;) {
+		const struct kt_sym *s = &t->v[i];
+
+		if (s->size && addr - s->addr >= s->size)
+			continue;
+		if (off)
+			*off = addr - s->addr;
+		return s->name;
+	}
+	return NULL;
 }
 
 int kt_symtab_load_kallsyms(struct kt_symtab *t, const char *path)
@@ -95,12 +125,95 @@ int kt_symtab_load_kallsyms(struct kt_symtab *t, const char *path)
 
 			mod[strcspn(mod, "\n")] = '\0';
 			snprintf(full, sizeof(full), "%s %s", name, mod);
-			kt_symtab_add(t, addr, full);
+			kt_symtab_add(t, addr, 0, full);
 		} else {
-			kt_symtab_add(t, addr, name);
+			kt_symtab_add(t, addr, 0, name);
 		}
 	}
 	fclose(f);
 	kt_symtab_sort(t);
 	return 0;
+}
+
+/*
+ * Which of the names of one address to show, as perf chooses: a global
+ * over a weak over a local one, fewer leading underscores, the longer
+ * name; never a version-suffixed alias ("f@GLIBC_2.2.5") over a plain one.
+ */
+static int name_prio(const char *n, unsigned char info)
+{
+	int bind = GELF_ST_BIND(info), under = 0, len = strlen(n);
+
+	while (n[under] == '_')
+		under++;
+	return (strchr(n, '@') ? 0 : 1 << 24) |
+	       (bind == STB_GLOBAL ? 2 : bind == STB_WEAK) << 20 |
+	       (15 - (under < 15 ? under : 15)) << 16 |
+	       (len < 65535 ? len : 65535);
+}
+
+bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	bool symtab = false;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		symtab |= sh.sh_type == SHT_SYMTAB;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize &&
+				   i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &s) ||
+			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
+			    s.st_shndx == SHN_UNDEF)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!n || !*n ||
+			    kt_symtab_add(t, s.st_value, s.st_size, n))
+				continue;
+			t->v[t->n - 1].prio = name_prio(n, s.st_info);
+		}
+	}
+	return symtab;
+}
+
+int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf)
+{
+	const unsigned char *id;
+	char path[256];
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	struct stat st;
+	Elf *dbg;
+	int fd, len;
+
+	if (n < 2 || n > 64)
+		return -ENOENT;
+	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
+		       id[0]);
+	for (ssize_t i = 1; i < n; i++)
+		len += snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
+	snprintf(path + len, sizeof(path) - len, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOENT;
+	}
+	dbg = elf_begin(fd, ELF_C_READ, NULL);
+	if (dbg) {
+		kt_symtab_add_elf(t, dbg);
+		elf_end(dbg);
+	}
+	close(fd);
+	return dbg ? 0 : -EINVAL;
 }

@@ -10,6 +10,8 @@
 /* A sorted address -> name table (kernel symbols, a binary's symbols). */
 struct kt_sym {
 	uint64_t addr;
+	uint64_t size;		/* its extent; 0 (unknown): up to the next */
+	int prio;		/* of names at one address, the highest wins */
 	char *name;
 };
 
@@ -28,12 +30,25 @@ struct kt_map {
 };
 
 void kt_symtab_free(struct kt_symtab *t);
-/* Name of the symbol holding addr (and the offset into it), or NULL. */
+/*
+ * Name of the symbol whose [addr, addr + size) holds addr (and the offset
+ * into it), or NULL: an address past a symbol's end is not given its name.
+ */
 const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
 			   uint64_t *off);
 /* Load /proc/kallsyms (or path) into t; returns 0 or -errno. */
 int kt_symtab_load_kallsyms(struct kt_symtab *t, const char *path);
-int kt_symtab_add(struct kt_symtab *t, uint64_t addr, const char *name);
+/* size 0: not known (kallsyms); it then reaches the next symbol. */
+int kt_symtab_add(struct kt_symtab *t, uint64_t addr, uint64_t size,
+		  const char *name);
+typedef struct Elf Elf;
+/* Add the function symbols of elf (.symtab, .dynsym); true when it has
+ * a .symtab (then it is not stripped). */
+bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf);
+/* Add those of elf's separate debug file, found by build-id under
+ * /usr/lib/debug/.build-id; 0 or -errno (-ENOENT: none). */
+int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf);
+/* Sort by address and give the symbols of unknown size their extent. */
 void kt_symtab_sort(struct kt_symtab *t);
 
 #endif

@@ -227,6 +227,9 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
+	/* A return address: the call is the byte before it (as perf). */
+	if (!activation)
+		pc--;
 	/* A frame that repeats the one above it is a loop in bad CFI. */
 	if (u->n && u->ips[u->n - 1] == pc && u->n > 1)
 		return DWARF_CB_ABORT;

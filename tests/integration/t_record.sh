@@ -509,6 +509,35 @@ for r in recs:
 PY
 }
 
+# chain is built like Debian's binaries (-O2, no frame pointers): -g
+# unwinds it by DWARF CFI, libc's local frames named from libc6-dbg's
+# debug file; a recording gives the same frames after the fact.
+CHAIN=$TARGETS/chain
+chain_frames() { # FILE -> the user frames of each record, one line each
+	awk '/^ *[^ \t].* \[[0-9]+\] [0-9]+\.[0-9]+: / { if (f) print f; f = ""; next }
+		/^\t/ { sub(/\+0x.*/, "", $2); f = f (f ? ";" : "") $2 }
+		END { if (f) print f }' "$1"
+}
+t_record_dwarf_stack_without_frame_pointers() {
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $CHAIN 3 >$RT.out 2>$RT.err \
+		|| fail "record -g: $(cat $RT.err)" || return 1
+	want="syscall;gamma_fn;beta_fn;alpha_fn;main;__libc_start_call_main;__libc_start_main;_start"
+	expect_eq "dwarf frames" "$(chain_frames $RT.out | sort | uniq -c | awk '{print $1, $2}')" "3 $want" || return 1
+	# perf script's shape: tab, address, sym+0xoff, (dso)
+	expect_eq "frame lines" "$(grep -cE $'^\t +[0-9a-f]+ [^ ]+\+0x[0-9a-f]+ \\(/[^)]+\\)$' $RT.out)" 24 || return 1
+	$KTRACE record -g -o $RT.dat -e syscalls:sys_enter_getppid -- $CHAIN 2 >/dev/null 2>$RT.err \
+		|| fail "record -g -o: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	expect_eq "report frames" "$(chain_frames $RT.rep | sort | uniq -c | awk '{print $1, $2}')" "2 $want" || return 1
+	# the file keeps frames, not 8 KiB stack copies
+	size=$(stat -c %s $RT.dat)
+	[ "$size" -lt 200000 ] || fail "file of 2 stacks is $size bytes" || return 1
+	expect_status 2 $KTRACE record --call-graph lbr -e syscalls:sys_enter_getppid -- true || return 1
+	expect_contains "mode" "$ERR" "bad call graph mode 'lbr'" || return 1
+	expect_status 2 $KTRACE record --call-graph dwarf,13 -e syscalls:sys_enter_getppid -- true || return 1
+	expect_contains "size" "$ERR" "bad DWARF stack size '13'"
+}
+
 # ---------------------------------------------------------- lost records
 
 LOST_N=1000000
