@@ -17,16 +17,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Does name point into the pool (then it is not freed alone)? */
+static bool pooled(const struct kt_symtab *t, const char *name)
+{
+	return t->pool && name >= t->pool && name < t->pool + t->pool_len;
+}
+
 void kt_symtab_free(struct kt_symtab *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		free(t->v[i].name);
+		if (!pooled(t, t->v[i].name))
+			free(t->v[i].name);
+	free(t->pool);
 	free(t->v);
 	memset(t, 0, sizeof(*t));
 }
 
-int kt_symtab_add(struct kt_symtab *t, uint64_t addr, uint64_t size,
-		  const char *name)
+static int sym_push(struct kt_symtab *t, uint64_t addr, uint64_t size,
+		    char *name)
 {
 	struct kt_sym *nv;
 
@@ -39,10 +47,20 @@ int kt_symtab_add(struct kt_symtab *t, uint64_t addr, uint64_t size,
 	t->v[t->n].addr = addr;
 	t->v[t->n].size = size;
 	t->v[t->n].prio = 0;
-	t->v[t->n].name = strdup(name);
-	if (!t->v[t->n].name)
-		return -ENOMEM;
+	t->v[t->n].name = name;
 	t->n++;
+	return 0;
+}
+
+int kt_symtab_add(struct kt_symtab *t, uint64_t addr, uint64_t size,
+		  const char *name)
+{
+	char *copy = strdup(name);
+
+	if (!copy || sym_push(t, addr, size, copy)) {
+		free(copy);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -57,7 +75,11 @@ static int sym_cmp(const void *a, const void *b)
 
 void kt_symtab_sort(struct kt_symtab *t)
 {
-	if (t->n)
+	size_t i = 1;
+
+	while (i < t->n && sym_cmp(&t->v[i - 1], &t->v[i]) <= 0)
+		i++;
+	if (i < t->n)	/* kallsyms comes sorted: no qsort then */
 		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
 	/* as perf does: an unknown end is the next symbol's start */
 	for (size_t i = 0, j = 0; i < t->n; i++) {
@@ -101,36 +123,50 @@ const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
 	return NULL;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
 int kt_symtab_load_kallsyms(struct kt_symtab *t, const char *path)
 {
-	char line[512];
-	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
+	size_t len;
+	char *buf = kt_read_file(path ? path : "/proc/kallsyms", &len);
 
-	if (!f)
+	if (!buf)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[400];
-		char *mod;
+	/* "ffffffff81000000 T name\t[module]": ~200k lines, parsed by hand;
+	 * the names stay in the text (the pool) */
+	t->pool = buf;
+	t->pool_len = len;
+	for (char *line = buf, *end; line < buf + len; line = end + 1) {
+		unsigned long long addr = 0;
+		char *p = line, *name, *mod, type;
+		int d;
 
-		if (sscanf(line, "%llx %c %399s", &addr, &type, name) != 3)
+		end = memchr(line, '\n', buf + len - line);
+		if (!end)
+			end = buf + len;
+		*end = '\0';
+		while ((d = hexval(*p)) >= 0)
+			addr = addr << 4 | d, p++;
+		if (p == line || *p != ' ' || !addr || end - p < 4)
 			continue;
-		if (type != 't' && type != 'T' && type != 'W' && type != 'w')
+		type = p[1];
+		if ((type != 't' && type != 'T' && type != 'W' && type != 'w') ||
+		    p[2] != ' ')
 			continue;
-		if (!addr)
-			continue;
-		mod = strchr(line, '[');
-		if (mod) {
-			char full[512];
-
-			mod[strcspn(mod, "\n")] = '\0';
-			snprintf(full, sizeof(full), "%s %s", name, mod);
-			kt_symtab_add(t, addr, 0, full);
-		} else {
-			kt_symtab_add(t, addr, 0, name);
-		}
+		name = p + 3;
+		mod = memchr(name, '\t', end - name);
+		if (mod)
+			*mod = ' ';	/* "name [mod]" */
+		if (*name && sym_push(t, addr, 0, name))
+			return -ENOMEM;
 	}
-	fclose(f);
 	kt_symtab_sort(t);
 	return 0;
 }

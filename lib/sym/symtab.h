@@ -19,6 +19,8 @@ struct kt_symtab {
 	struct kt_sym *v;
 	size_t n;
 	bool loaded;
+	char *pool;		/* kallsyms' text: names of pooled symbols */
+	size_t pool_len;
 };
 
 /* A file mapping of a process (MMAP2 records, /proc/PID/maps, a file). */

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bench/stacks.sh: call stacks, ktrace against perf, same machine, same run.
+# Needs root, linux-perf and libc6-dbg (scripts/deps.sh installs libc6-dbg;
+# KTRACE_EXTRA_PKGS="linux-perf" for perf).
+#
+# Workload: tests/targets/chain N, built as Debian builds (-O2, no frame
+# pointers): main -> alpha_fn -> beta_fn -> gamma_fn -> syscall(getppid),
+# N times; event syscalls:sys_enter_getppid, every record with its stack.
+#
+# Tracers:
+#   ktrace fp     ktrace record --call-graph fp -o F ; ktrace report -i F
+#   ktrace dwarf  ktrace record -g -o F ; ktrace report -i F (-g = dwarf:
+#                 unwound while recording, the file keeps frames)
+#   perf fp       perf record --call-graph fp ; perf script
+#   perf dwarf    perf record --call-graph dwarf ; perf script (8 KiB of
+#                 stack per sample, unwound by perf script)
+# Measured per tracer: CPU per record (record + decode: user+sys of the
+# tracer and its waited-for children, minus the workload's own), bytes per
+# record in the file, peak RSS, and frame agreement with perf dwarf: the
+# share of records whose user frames (names, innermost first, down to and
+# including main) equal perf dwarf's most common sequence for this workload
+# (all its records have the same call path), and the share of records
+# whose complete user stacks equal it (perf names the libc frame under
+# __libc_start_call_main from inline DWARF info, "__libc_start_main_impl
+# (inlined)", ktrace by its symbol, __libc_start_main).
+# N: BENCH_STACK_N (default 20000).
+set -u
+cd "$(dirname "$0")/.."
+N=${BENCH_STACK_N:-20000}
+K=$PWD/ktrace
+CHAIN=$PWD/build/tests/targets/chain
+W=$(mktemp -d /dev/shm/ktrace-stacks.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+for t in perf gcc; do
+	command -v $t >/dev/null || { echo "bench/stacks.sh: $t not installed"; exit 1; }
+done
+[ -x "$K" ] && [ -x "$CHAIN" ] || { echo "bench/stacks.sh: run make ktrace targets first"; exit 1; }
+gcc -O1 -g -Wall -o $W/bench_ru bench/bench_ru.c || exit 1
+RU=$W/bench_ru
+
+# ru FILE -> "cpu_us maxrss_kb"
+ru() { awk '{ print $2 + $3, $4 }' "$1"; }
+# frames TEXT -> one line per record: its user frames' names joined by ';'
+# (kernel frames, addresses >= 0xffff800000000000, left out)
+frames() {
+	awk '/^ *[^ \t].* \[?[0-9]+\]? +[0-9]+\.[0-9]+: / { if (n) print f; f = ""; n = 1; next }
+	     /^\t/ { if (length($1) >= 16 && $1 >= "ffff800000000000") next
+		     name = $2; sub(/\+0x[0-9a-f]+$/, "", name)
+		     f = f (f == "" ? "" : ";") name }
+	     END { if (n) print f }' "$1"
+}
+upto_main() { sed -E 's/^((.*;)?main);.*$/\1/'; }
+
+# The workload alone: its CPU, subtracted from each tracer's.
+$RU $W/none.ru $CHAIN $N || exit 1
+wl=$(ru $W/none.ru | cut -d' ' -f1)
+
+run() { # NAME RECORD-CMD... :: DECODE-CMD... (F = data file, output in $W/NAME.txt)
+	local name=$1; shift
+	local rec=() dec=()
+	while [ "$1" != "::" ]; do rec+=("$1"); shift; done; shift
+	dec=("$@")
+	$RU $W/$name.rec.ru "${rec[@]}" >/dev/null 2>$W/$name.rec.err || { echo "$name: record failed: $(tail -2 $W/$name.rec.err)"; return 1; }
+	$RU $W/$name.dec.ru "${dec[@]}" >$W/$name.txt 2>$W/$name.dec.err || { echo "$name: decode failed: $(tail -2 $W/$name.dec.err)"; return 1; }
+}
+run "ktrace-fp" $K record --call-graph fp -o $W/kfp.dat -e syscalls:sys_enter_getppid -- $CHAIN $N :: $K report -i $W/kfp.dat
+run "ktrace-dwarf" $K record -g -o $W/kdw.dat -e syscalls:sys_enter_getppid -- $CHAIN $N :: $K report -i $W/kdw.dat
+run "perf-fp" perf record -q --call-graph fp -o $W/pfp.dat -e syscalls:sys_enter_getppid -- $CHAIN $N :: perf script -i $W/pfp.dat
+run "perf-dwarf" perf record -q --call-graph dwarf -o $W/pdw.dat -e syscalls:sys_enter_getppid -- $CHAIN $N :: perf script -i $W/pdw.dat
+declare -A file=([ktrace-fp]=kfp [ktrace-dwarf]=kdw [perf-fp]=pfp [perf-dwarf]=pdw)
+
+frames $W/perf-dwarf.txt >$W/ref.all
+ref_full=$(sort $W/ref.all | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+ref_main=$(echo "$ref_full" | upto_main)
+perf_cpu=""
+echo "# call stacks: ktrace against perf, $N records of tests/targets/chain (-O2, no frame pointers)"
+echo
+echo "$(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg). perf dwarf's stack: $ref_full"
+echo
+echo "| tracer | records | total CPU µs/rec | bytes/rec | peak RSS MB | agree to main | agree whole | CPU ×perf dwarf | bytes ×perf dwarf |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for t in perf-dwarf perf-fp ktrace-dwarf ktrace-fp; do
+	[ -s $W/$t.txt ] || { echo "| $t | failed | | | | | | | |"; continue; }
+	frames $W/$t.txt >$W/$t.frames
+	n=$(wc -l <$W/$t.frames)
+	read -r rc rr < <(ru $W/$t.rec.ru)
+	read -r dc dr < <(ru $W/$t.dec.ru)
+	cpu=$(echo "scale=3; ($rc - $wl + $dc) / $n" | bc)
+	bytes=$(echo "scale=1; $(stat -c %s $W/${file[$t]}.dat) / $n" | bc)
+	rss=$(echo "scale=1; ($rr > $dr ? $rr : $dr) / 1024" | bc)
+	am=$(upto_main <$W/$t.frames | awk -v r="$ref_main" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }')
+	aw=$(awk -v r="$ref_full" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }' $W/$t.frames)
+	[ "$t" = perf-dwarf ] && { perf_cpu=$cpu; perf_bytes=$bytes; }
+	echo "| $t | $n | $cpu | $bytes | $rss | $am | $aw | $(echo "scale=2; $cpu / $perf_cpu" | bc) | $(echo "scale=3; $bytes / $perf_bytes" | bc) |"
+done
+echo
+echo "ktrace dwarf's stack: $(sort $W/ktrace-dwarf.frames | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')"
