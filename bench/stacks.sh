@@ -79,8 +79,8 @@ echo "# call stacks: ktrace against perf, $N records of tests/targets/chain (-O2
 echo
 echo "$(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg). perf dwarf's stack: $ref_full"
 echo
-echo "| tracer | records | total CPU µs/rec | bytes/rec | peak RSS MB | agree to main | agree whole | CPU ×perf dwarf | bytes ×perf dwarf |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| tracer | records (of N) | lost | total CPU µs/rec | bytes/rec | peak RSS MB | agree to main | agree whole | CPU ×perf dwarf | bytes ×perf dwarf |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in perf-dwarf perf-fp ktrace-dwarf ktrace-fp; do
 	[ -s $W/$t.txt ] || { echo "| $t | failed | | | | | | | |"; continue; }
 	frames $W/$t.txt >$W/$t.frames
@@ -89,11 +89,12 @@ for t in perf-dwarf perf-fp ktrace-dwarf ktrace-fp; do
 	read -r dc dr < <(ru $W/$t.dec.ru)
 	cpu=$(echo "scale=3; ($rc - $wl + $dc) / $n" | bc)
 	bytes=$(echo "scale=1; $(stat -c %s $W/${file[$t]}.dat) / $n" | bc)
-	rss=$(echo "scale=1; ($rr > $dr ? $rr : $dr) / 1024" | bc)
+	rss=$(awk -v a="$rr" -v b="$dr" 'BEGIN { printf "%.1f", (a > b ? a : b) / 1024 }')
 	am=$(upto_main <$W/$t.frames | awk -v r="$ref_main" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }')
 	aw=$(awk -v r="$ref_full" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }' $W/$t.frames)
 	[ "$t" = perf-dwarf ] && { perf_cpu=$cpu; perf_bytes=$bytes; }
-	echo "| $t | $n | $cpu | $bytes | $rss | $am | $aw | $(echo "scale=2; $cpu / $perf_cpu" | bc) | $(echo "scale=3; $bytes / $perf_bytes" | bc) |"
+	lost=$(grep -hoE 'LOST [0-9]+|lost [0-9]+ (chunks|samples)' $W/$t.rec.err $W/$t.dec.err | head -1)
+	echo "| $t | $n | ${lost:--} | $cpu | $bytes | $rss | $am | $aw | $(echo "scale=2; $cpu / $perf_cpu" | bc) | $(echo "scale=3; $bytes / $perf_bytes" | bc) |"
 done
 echo
 echo "ktrace dwarf's stack: $(sort $W/ktrace-dwarf.frames | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')"

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for the symbol tables of lib/sym: extents, aliases, kallsyms. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "sym/symtab.h"
+
+static void expect_sym(const struct kt_symtab *t, uint64_t addr,
+		       const char *name, uint64_t off)
+{
+	uint64_t got = ~0ull;
+	const char *n = kt_symtab_find(t, addr, &got);
+
+	if (!name) {
+		assert_null(n);
+		return;
+	}
+	assert_non_null(n);
+	assert_string_equal(n, name);
+	assert_int_equal(got, off);
+}
+
+/* An address past a symbol's end is not given its name (nor its
+ * neighbour's): a local function missing from the table stays unknown. */
+static void test_extent(void **state)
+{
+	struct kt_symtab t = { 0 };
+
+	(void)state;
+	assert_int_equal(kt_symtab_add(&t, 0x1100, 0x20, "after"), 0);
+	assert_int_equal(kt_symtab_add(&t, 0x1000, 0x10, "before"), 0);
+	kt_symtab_sort(&t);
+	expect_sym(&t, 0x0fff, NULL, 0);
+	expect_sym(&t, 0x1000, "before", 0);
+	expect_sym(&t, 0x100f, "before", 0xf);
+	expect_sym(&t, 0x1010, NULL, 0);	/* a function with no symbol */
+	expect_sym(&t, 0x10ff, NULL, 0);
+	expect_sym(&t, 0x111f, "after", 0x1f);
+	expect_sym(&t, 0x1120, NULL, 0);
+	kt_symtab_free(&t);
+}
+
+/* Unknown sizes (kallsyms) reach the next symbol, as perf does. */
+static void test_unknown_size(void **state)
+{
+	struct kt_symtab t = { 0 };
+
+	(void)state;
+	kt_symtab_add(&t, 0x2000, 0, "k1");
+	kt_symtab_add(&t, 0x2000, 0, "k1_alias");
+	kt_symtab_add(&t, 0x2100, 0, "k2");
+	kt_symtab_sort(&t);
+	expect_sym(&t, 0x20ff, kt_symtab_find(&t, 0x2000, NULL), 0xff);
+	expect_sym(&t, 0x2100, "k2", 0);
+	kt_symtab_free(&t);
+}
+
+/* kallsyms text, module symbols as "name [module]"; data symbols left out. */
+static void test_kallsyms(void **state)
+{
+	char path[] = "/tmp/ktrace-ksyms-XXXXXX";
+	struct kt_symtab t = { 0 };
+	int fd = mkstemp(path);
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t helper\n"
+		"ffffffff81000200 D some_data\n"
+		"ffffffff81000300 W weak_fn\n"
+		"0000000000000000 T zero_addr\n"
+		"garbage line\n"
+		"ffffffffc0201000 t mod_fn\t[mymod]\n";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(kt_symtab_load_kallsyms(&t, path), 0);
+	unlink(path);
+	assert_int_equal(t.n, 4);
+	expect_sym(&t, 0xffffffff81000104, "helper", 4);
+	expect_sym(&t, 0xffffffffc0201010, "mod_fn [mymod]", 0x10);
+	kt_symtab_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extent),
+		cmocka_unit_test(test_unknown_size),
+		cmocka_unit_test(test_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
