@@ -38,8 +38,8 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%)
-TARGET_SRCS := $(sort $(wildcard tests/targets/*.c))
-TARGET_BINS := $(TARGET_SRCS:%.c=$(B)/%)
+TARGET_SRCS := $(sort $(wildcard tests/targets/*.c tests/targets/*.cc))
+TARGET_BINS := $(patsubst %.cc,$(B)/%,$(patsubst %.c,$(B)/%,$(TARGET_SRCS)))
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
@@ -97,6 +97,10 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(HDRS) 
 $(B)/tests/targets/chain: tests/targets/chain.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fomit-frame-pointer -Wall -o $@ $<
+
+$(B)/tests/targets/%: tests/targets/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -Wall -o $@ $<
 
 $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)

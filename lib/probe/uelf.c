@@ -3,12 +3,10 @@
  * User-space probe resolution, ELF part: finding the binary (path, $PATH,
  * ld.so.cache, library directories) and symbol -> uprobe file offset.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +16,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "sym/symtab.h"
 #include "probe/uelf_priv.h"
 
 /* -------------------------------------------------------------- ld.so.cache */
@@ -466,47 +465,6 @@ int kt_ures_off_to_vaddr(const struct uresolve *ur, unsigned long off,
 
 /* ----------------------------------------------------------------- symbols */
 
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-static demangle_fn cxa_demangle;
-static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
-
-/*
- * The C++ runtime's demangler, looked up at run time so that libktrace
- * users need not link libstdc++: C++ programs have it already, others get
- * it from libstdc++.so.6 when installed. Without it, C++ names can still
- * be given mangled.
- */
-static void demangle_init(void)
-{
-	void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-
-	if (!sym) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-		if (h)
-			sym = dlsym(h, "__cxa_demangle");
-	}
-	cxa_demangle = (demangle_fn)sym;
-}
-
-static char *demangle(const char *name)
-{
-	int status = 0;
-	char *out;
-
-	if (strncmp(name, "_Z", 2))
-		return NULL;
-	pthread_once(&demangle_once, demangle_init);
-	if (!cxa_demangle)
-		return NULL;
-	out = cxa_demangle(name, NULL, NULL, &status);
-	if (status) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /* Version names of SHT_GNU_verdef, indexed by vd_ndx. */
 static char **read_verdefs(Elf *elf, Elf_Scn *scn, size_t *count)
 {
@@ -603,7 +561,7 @@ static int add_sym(struct uresolve *ur, size_t *cap, const char *raw,
 	u->hidden = hidden;
 	u->addr = s->st_value;
 	u->size = s->st_size;
-	u->demangled = demangle(u->name);
+	u->demangled = kt_demangle(u->name);
 	ur->nsyms++;
 	return 0;
 }

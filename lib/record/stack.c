@@ -215,12 +215,22 @@ void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
 	fclose(f);
 }
 
+/* A frame's text by file address (see ubin_frame). */
+struct fcache_ent {
+	uint64_t vaddr;
+	char *text;		/* NULL: free slot */
+};
+
 /* One binary's symbols by virtual address plus its PT_LOAD segments. */
 struct ubin {
 	char *path;
 	struct kt_symtab syms;
 	struct { uint64_t off, vaddr, filesz; } seg[16];
 	int nseg;
+	struct kt_dwarf_file *dw;	/* for inlined frames */
+	bool dw_tried;
+	struct fcache_ent *cache;	/* open addressing, cap a power of 2 */
+	size_t cache_cap, cache_n;
 };
 
 struct ubins {
@@ -307,24 +317,120 @@ void kt_record_free_stacks(struct ktrace_record *r)
 	free(r->maps);
 	if (u) {
 		for (int i = 0; i < u->n; i++) {
-			free(u->v[i].path);
-			kt_symtab_free(&u->v[i].syms);
+			struct ubin *b = &u->v[i];
+
+			free(b->path);
+			kt_symtab_free(&b->syms);
+			kt_dwarf_file_free(b->dw);
+			for (size_t c = 0; c < b->cache_cap; c++)
+				free(b->cache[c].text);
+			free(b->cache);
 		}
 		free(u->v);
 		free(u);
 	}
 }
 
-/* Symbolize a user address of pid; buf receives "sym+0xoff (path)". */
-static void user_frame(struct ktrace_record *r, int pid, uint64_t ip,
-		       char *buf, size_t len)
+static size_t fcache_slot(uint64_t vaddr, size_t cap)
+{
+	return (size_t)((vaddr * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static bool fcache_put(struct ubin *b, uint64_t vaddr, char *text)
+{
+	size_t i;
+
+	if (2 * (b->cache_n + 1) > b->cache_cap) {
+		size_t cap = b->cache_cap ? 2 * b->cache_cap : 256;
+		struct fcache_ent *nv = calloc(cap, sizeof(*nv));
+
+		if (!nv)
+			return false;
+		for (size_t j = 0; j < b->cache_cap; j++) {
+			if (!b->cache[j].text)
+				continue;
+			for (i = fcache_slot(b->cache[j].vaddr, cap); nv[i].text;
+			     i = (i + 1) & (cap - 1))
+				;
+			nv[i] = b->cache[j];
+		}
+		free(b->cache);
+		b->cache = nv;
+		b->cache_cap = cap;
+	}
+	for (i = fcache_slot(vaddr, b->cache_cap); b->cache[i].text;
+	     i = (i + 1) & (b->cache_cap - 1))
+		;
+	b->cache[i].vaddr = vaddr;
+	b->cache[i].text = text;
+	b->cache_n++;
+	return true;
+}
+
+/*
+ * The text of the frame at file address vaddr of b: one line per function
+ * inlined there ("inner+0xoff (inlined)", innermost first, offsets from
+ * the symbol's start as perf prints them), then "sym+0xoff (path)";
+ * lines separated by '\n'. Owned by b's cache. NULL: no symbol holds it.
+ */
+static const char *ubin_frame(struct ubin *b, uint64_t vaddr)
+{
+	char *inl[16], *text = NULL, *dem;
+	const char *name;
+	uint64_t symoff;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	for (size_t i = b->cache_cap ? fcache_slot(vaddr, b->cache_cap) : 0;
+	     b->cache_cap && b->cache[i].text; i = (i + 1) & (b->cache_cap - 1))
+		if (b->cache[i].vaddr == vaddr)
+			return b->cache[i].text;
+	name = kt_symtab_find(&b->syms, vaddr, &symoff);
+	if (!name)
+		return NULL;
+	if (!b->dw_tried) {
+		b->dw = kt_dwarf_file_open(b->path);
+		b->dw_tried = true;
+	}
+	n = b->dw ? kt_dwarf_inlines(b->dw, vaddr, inl, 16) : 0;
+	dem = kt_demangle(name);
+	f = open_memstream(&text, &len);
+	if (f) {
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s+0x%llx (inlined)\n", inl[i],
+				(unsigned long long)symoff);
+		fprintf(f, "%s+0x%llx (%s)", dem ? dem : name,
+			(unsigned long long)symoff, b->path);
+		if (fclose(f)) {
+			free(text);
+			text = NULL;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(inl[i]);
+	free(dem);
+	if (!text || !fcache_put(b, vaddr, text)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * Symbolize a user address of pid: the cached text of its frame (see
+ * ubin_frame) or, for an address no symbol holds, "[unknown] (...)" in
+ * buf.
+ */
+static const char *user_frame(struct ktrace_record *r, int pid, uint64_t ip,
+			      char *buf, size_t len)
 {
 	/* Newest mapping first: a later mmap replaces an older one. */
 	for (int i = r->nr_maps - 1; i >= 0; i--) {
 		const struct kt_map *m = &r->maps[i];
+		const char *text;
 		struct ubin *b;
-		uint64_t off, symoff;
-		const char *name;
+		uint64_t off;
 
 		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
 			continue;
@@ -336,20 +442,17 @@ static void user_frame(struct ktrace_record *r, int pid, uint64_t ip,
 			if (off < b->seg[s].off ||
 			    off >= b->seg[s].off + b->seg[s].filesz)
 				continue;
-			name = kt_symtab_find(&b->syms,
-					      off - b->seg[s].off +
-					      b->seg[s].vaddr, &symoff);
-			if (name) {
-				snprintf(buf, len, "%s+0x%llx (%s)", name,
-					 (unsigned long long)symoff, m->path);
-				return;
-			}
+			text = ubin_frame(b, off - b->seg[s].off +
+					     b->seg[s].vaddr);
+			if (text)
+				return text;
 		}
 		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
 			 (unsigned long long)off);
-		return;
+		return buf;
 	}
 	snprintf(buf, len, "[unknown]");
+	return buf;
 }
 
 void kt_record_format_stack(struct ktrace_record *r,
@@ -364,8 +467,8 @@ void kt_record_format_stack(struct ktrace_record *r,
 		trace_seq_puts(q, ", \"stack\": [");
 	for (uint32_t i = 0; i < s->nr_ips; i++) {
 		uint64_t ip = s->ips[i], off = 0;
-		char frame[512];
-		const char *name;
+		char buf[512];
+		const char *frame, *name, *nl;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
@@ -374,24 +477,35 @@ void kt_record_format_stack(struct ktrace_record *r,
 		if (kernel) {
 			name = kt_symtab_find(&r->ksyms, ip, &off);
 			if (name)
-				snprintf(frame, sizeof(frame), "%s+0x%llx",
+				snprintf(buf, sizeof(buf), "%s+0x%llx",
 					 name, (unsigned long long)off);
 			else
-				snprintf(frame, sizeof(frame), "[kernel]");
+				snprintf(buf, sizeof(buf), "[kernel]");
+			frame = buf;
 		} else {
-			user_frame(r, s->pid, ip, frame, sizeof(frame));
+			frame = user_frame(r, s->pid, ip, buf, sizeof(buf));
 		}
-		if (json) {
-			trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": ",
-					 shown ? ", " : "",
-					 (unsigned long long)ip);
-			kt_json_seq_str(q, frame, sizeof(frame));
-			trace_seq_putc(q, '}');
-		} else {
-			trace_seq_printf(q, "\n\t%16llx %s",
-					 (unsigned long long)ip, frame);
+		/* one line per function: inlined ones first */
+		for (;; frame = nl + 1) {
+			size_t n;
+
+			nl = strchr(frame, '\n');
+			n = nl ? (size_t)(nl - frame) : strlen(frame);
+			if (json) {
+				trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": ",
+						 shown ? ", " : "",
+						 (unsigned long long)ip);
+				kt_json_seq_str(q, frame, n);
+				trace_seq_putc(q, '}');
+			} else {
+				trace_seq_printf(q, "\n\t%16llx %.*s",
+						 (unsigned long long)ip, (int)n,
+						 frame);
+			}
+			shown++;
+			if (!nl)
+				break;
 		}
-		shown++;
 	}
 	if (json)
 		trace_seq_putc(q, ']');

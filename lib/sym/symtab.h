@@ -50,6 +50,22 @@ bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf);
 /* Add those of elf's separate debug file, found by build-id under
  * /usr/lib/debug/.build-id; 0 or -errno (-ENOENT: none). */
 int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf);
+/* The demangled form of a C++ name (a string the caller frees), or NULL
+ * when name is not mangled or no demangler is installed (demangle.c). */
+char *kt_demangle(const char *name);
+
+/*
+ * DWARF of one binary, for the functions inlined at an address
+ * (inline.c). NULL when it has none (nor a debug file with it).
+ */
+struct kt_dwarf_file;
+struct kt_dwarf_file *kt_dwarf_file_open(const char *path);
+void kt_dwarf_file_free(struct kt_dwarf_file *f);	/* takes NULL */
+/* Names of the functions inlined at file address vaddr, innermost
+ * first (strings the caller frees), at most max: how many. */
+int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
+		     int max);
+
 /* Sort by address and give the symbols of unknown size their extent. */
 void kt_symtab_sort(struct kt_symtab *t);
 

@@ -535,7 +535,12 @@ t_record_dwarf_stack_without_frame_pointers() {
 	expect_status 2 $KTRACE record --call-graph lbr -e syscalls:sys_enter_getppid -- true || return 1
 	expect_contains "mode" "$ERR" "bad call graph mode 'lbr'" || return 1
 	expect_status 2 $KTRACE record --call-graph dwarf,13 -e syscalls:sys_enter_getppid -- true || return 1
-	expect_contains "size" "$ERR" "bad DWARF stack size '13'"
+	expect_contains "size" "$ERR" "bad DWARF stack size '13'" || return 1
+	# C++: demangled overloads, and a function inlined into one of them
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $TARGETS/cxxchain 2 >$RT.out 2>$RT.err \
+		|| fail "record -g C++: $(cat $RT.err)" || return 1
+	expect_eq "C++ frames" "$(grep -c . <(chain_frames $RT.out | grep -Fx 'syscall;ask_parent;ns::Widget::poke(int);ns::Widget::poke(double);main;__libc_start_call_main;__libc_start_main;_start'))" 2 || return 1
+	expect_eq "inlined marked" "$(grep -cE $'^\t +[0-9a-f]+ ask_parent\+0x[0-9a-f]+ \\(inlined\\)$' $RT.out)" 2
 }
 
 # ---------------------------------------------------------- lost records
