@@ -96,7 +96,7 @@ static void bb_str(struct bbuf *b, const char *s)
 
 /* ---------------------------------------------------------------- writer */
 
-#define KF_NR_TABLES 9	/* indexed by type, META..MMAPS */
+#define KF_NR_TABLES 10	/* indexed by type, META..UFRAMES */
 
 struct kt_kfw {
 	int fd;
@@ -387,6 +387,24 @@ int kt_kfw_comm(struct kt_kfw *w, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
+		  const char *text)
+{
+	struct bbuf *b = &w->tab[KT_KF_UFRAMES];
+	int err;
+
+	if (!path || !text)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_UFRAMES,
+			  8 + str_need(path) + str_need(text));
+	if (err)
+		return err;
+	bb_str(b, path);
+	bb_u64(b, vaddr);
+	bb_str(b, text);
+	return 0;
+}
+
 int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m)
 {
 	struct bbuf *b = &w->tab[KT_KF_MMAPS];
@@ -487,7 +505,7 @@ struct kt_kfile {
 	const unsigned char *mem;
 	uint64_t len;
 	struct vec bufs;	/* unsigned char * payloads strings point into */
-	struct vec meta, attrs, ids, formats, ksyms, comms, mmaps;
+	struct vec meta, attrs, ids, formats, ksyms, comms, mmaps, uframes;
 	const char *header_page;
 	struct vec chunks;	/* struct chunk */
 	uint64_t nr_records, data_bytes;
@@ -674,6 +692,18 @@ static int parse_table(struct kt_kfile *f, uint32_t type,
 			((struct kt_kf_mmap *)f->mmaps.v)[f->mmaps.n - 1] = e;
 			break;
 		}
+		case KT_KF_UFRAMES: {
+			struct kt_kf_uframe e;
+
+			if (get_str(&c, &e.path) || get_u64(&c, &e.vaddr) ||
+			    get_str(&c, &e.text))
+				return -EBADMSG;
+			if (!vec_push(&f->uframes, sizeof(e)))
+				return -ENOMEM;
+			((struct kt_kf_uframe *)f->uframes.v)[f->uframes.n - 1] =
+				e;
+			break;
+		}
 		default:
 			return -EBADMSG;
 		}
@@ -772,7 +802,7 @@ static int kf_load(struct kt_kfile *f)
 				return -EBADMSG;
 			f->nr_records = e[0];
 			end = true;
-		} else if (type >= KT_KF_META && type <= KT_KF_MMAPS) {
+		} else if (type >= KT_KF_META && type <= KT_KF_UFRAMES) {
 			unsigned char *buf, **slot;
 
 			if (size > KF_MAX_TABLE)
@@ -816,6 +846,7 @@ void kt_kfile_free(struct kt_kfile *f)
 	free(f->ksyms.v);
 	free(f->comms.v);
 	free(f->mmaps.v);
+	free(f->uframes.v);
 	free(f->chunks.v);
 	free(f->cbuf);
 	if (f->fd >= 0)
@@ -956,6 +987,7 @@ KF_TABLE_GETTER(kt_kfile_formats, struct kt_kf_format, formats)
 KF_TABLE_GETTER(kt_kfile_ksyms, struct kt_kf_ksym, ksyms)
 KF_TABLE_GETTER(kt_kfile_comms, struct kt_kf_comm, comms)
 KF_TABLE_GETTER(kt_kfile_mmaps, struct kt_kf_mmap, mmaps)
+KF_TABLE_GETTER(kt_kfile_uframes, struct kt_kf_uframe, uframes)
 
 const char *kt_kfile_meta_get(const struct kt_kfile *f, const char *key)
 {

@@ -42,6 +42,10 @@
  *	MMAPS	  u32 pid, u32 tid, u64 start, u64 len, u64 pgoff, u32 maj,
  *		  u32 min, u64 ino, u64 ino_generation, u32 prot, u32 flags,
  *		  str filename
+ *	UFRAMES	  str binary path, u64 file address, str frame text: the user
+ *		  frames the records' stacks need, as ktrace printed them
+ *		  when recording ("sym+0xoff (path)", inlined functions on
+ *		  lines before it), so that report needs no binary
  *	DATA	  raw perf records (struct perf_event_header first, sizes a
  *		  multiple of 8), in time order across DATA sections
  *	END	  u64 number of records, u64 record bytes, u64 number of
@@ -76,6 +80,7 @@ enum kt_kf_type {
 	KT_KF_KALLSYMS = 6,
 	KT_KF_COMMS = 7,
 	KT_KF_MMAPS = 8,
+	KT_KF_UFRAMES = 9,
 	KT_KF_DATA = 16,
 	KT_KF_END = 255,
 };
@@ -127,6 +132,12 @@ struct kt_kf_comm {
 	const char *comm;
 };
 
+struct kt_kf_uframe {
+	const char *path;
+	uint64_t vaddr;
+	const char *text;
+};
+
 struct kt_kf_mmap {
 	uint32_t pid, tid;
 	uint64_t start, len, pgoff;
@@ -164,6 +175,8 @@ int kt_kfw_ksym(struct kt_kfw *w, uint64_t addr, char type, const char *name);
 int kt_kfw_comm(struct kt_kfw *w, uint32_t pid, uint32_t tid,
 		const char *comm);
 int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m);
+int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
+		  const char *text);
 
 /*
  * Append one raw record (copied into the buffer; its size must be a
@@ -215,5 +228,7 @@ const struct kt_kf_format *kt_kfile_formats(const struct kt_kfile *f,
 const struct kt_kf_ksym *kt_kfile_ksyms(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_comm *kt_kfile_comms(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_mmap *kt_kfile_mmaps(const struct kt_kfile *f, size_t *n);
+const struct kt_kf_uframe *kt_kfile_uframes(const struct kt_kfile *f,
+					    size_t *n);
 
 #endif /* KT_KFILE_H */

@@ -47,46 +47,13 @@ void kt_record_free_file(struct ktrace_record *r)
 	free(r->kf_mem);
 }
 
-void kt_record_mark_ksyms(struct ktrace_record *r,
-			  const struct perf_event_header *h)
-{
-	struct ktrace_sample s;
-	bool kernel = true;
-
-	(void)h;
-	if (!r->ksym_used || !r->ksyms.n)
-		return;
-	memset(&s, 0, sizeof(s));
-	if (kt_record_parse_sample(r, h, &s) || !s.nr_ips)
-		return;
-	for (uint32_t i = 0; i < s.nr_ips; i++) {
-		uint64_t ip = s.ips[i];
-		size_t lo = 0, hi = r->ksyms.n;
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		if (!kernel || ip < r->ksyms.v[0].addr)
-			continue;
-		while (hi - lo > 1) {
-			size_t mid = (lo + hi) / 2;
-
-			if (r->ksyms.v[mid].addr <= ip)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		r->ksym_used[lo / 8] |= 1 << (lo % 8);
-	}
-}
-
 static void file_sink(void *ctx, const struct perf_event_header *h)
 {
 	struct ktrace_record *r = ctx;
 
-	if (h->type == PERF_RECORD_SAMPLE && r->ksym_used)
-		kt_record_mark_ksyms(r, h);
+	if (h->type == PERF_RECORD_SAMPLE &&
+	    (r->sample_type & PERF_SAMPLE_CALLCHAIN))
+		kt_record_mark_frames(r, h);
 	kt_kfw_record(r->kfw, h);
 }
 
@@ -163,6 +130,7 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 		};
 		ret |= kt_kfw_mmap(r->kfw, &m);
 	}
+	ret |= kt_record_write_uframes(r);
 	for (size_t i = 0; r->ksym_used && i < r->ksyms.n; i++)
 		if (r->ksym_used[i / 8] & (1 << (i % 8)))
 			ret |= kt_kfw_ksym(r->kfw, r->ksyms.v[i].addr, 't',
@@ -221,8 +189,9 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	const struct kt_kf_comm *cm;
 	const struct kt_kf_mmap *mm;
 	const struct kt_kf_ksym *ks;
+	const struct kt_kf_uframe *uf;
 	struct ktrace_record *r;
-	size_t nf, na, ni, nc, nm, nk;
+	size_t nf, na, ni, nc, nm, nk, nu;
 	uint64_t *idv = NULL;
 	int *evv = NULL, ret = 0;
 
@@ -327,6 +296,15 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	for (size_t i = 0; i < nm; i++)
 		kt_record_add_map(r, mm[i].pid, mm[i].start, mm[i].len,
 				  mm[i].pgoff, mm[i].filename, true);
+	uf = kt_kfile_uframes(r->kf, &nu);
+	r->kf_uframes = nu > 0;
+	for (size_t i = 0; i < nu; i++) {
+		if (kt_record_load_uframe(r, uf[i].path, uf[i].vaddr,
+					  uf[i].text)) {
+			ret = ENOMEM;
+			goto fail;
+		}
+	}
 	ks = kt_kfile_ksyms(r->kf, &nk);
 	for (size_t i = 0; i < nk; i++)
 		kt_symtab_add(&r->ksyms, ks[i].addr, 0, ks[i].name);

@@ -109,6 +109,7 @@ struct ktrace_record {
 	unsigned char *ksym_used;	/* bitmap over ksyms (for -o) */
 	struct kt_kfw *kfw;		/* -o writer */
 	struct kt_kfile *kf;		/* replay source */
+	bool kf_uframes;		/* it names its user frames */
 	void *kf_mem;			/* its bytes, when read from a pipe */
 	struct kt_map *maps;
 	int nr_maps;
@@ -136,9 +137,15 @@ void kt_record_set_comm(struct ktrace_record *r, int pid, const char *comm);
 void kt_record_free_stacks(struct ktrace_record *r);
 void kt_record_free_file(struct ktrace_record *r);
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
-/* Mark the kernel symbols of a sample's call chain for the -o file. */
-void kt_record_mark_ksyms(struct ktrace_record *r,
-			  const struct perf_event_header *h);
+/* Mark the kernel symbols and user frames of a sample's call chain for
+ * the -o file. */
+void kt_record_mark_frames(struct ktrace_record *r,
+			   const struct perf_event_header *h);
+/* Write the marked user frames to the -o file; 0 or -EIO. */
+int kt_record_write_uframes(struct ktrace_record *r);
+/* A user frame from a file (its UFRAMES table); 0 or -ENOMEM. */
+int kt_record_load_uframe(struct ktrace_record *r, const char *path,
+			  uint64_t off, const char *text);
 int kt_record_parse_sample(struct ktrace_record *r,
 			   const struct perf_event_header *h,
 			   struct ktrace_sample *s);

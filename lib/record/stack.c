@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "sym/symtab.h"
 #include "sym/unwind.h"
+#include "kfile/kfile.h"
 
 void kt_record_note_mmap(struct ktrace_record *r,
 			 const struct perf_event_header *h)
@@ -217,8 +218,9 @@ void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
 
 /* A frame's text by file address (see ubin_frame). */
 struct fcache_ent {
-	uint64_t vaddr;
+	uint64_t off;		/* file offset of the address */
 	char *text;		/* NULL: free slot */
+	bool used;		/* by a record written to the -o file */
 };
 
 /* One binary's symbols by virtual address plus its PT_LOAD segments. */
@@ -229,6 +231,7 @@ struct ubin {
 	int nseg;
 	struct kt_dwarf_file *dw;	/* for inlined frames */
 	bool dw_tried;
+	bool from_file;		/* frames from a recording, binary unread */
 	struct fcache_ent *cache;	/* open addressing, cap a power of 2 */
 	size_t cache_cap, cache_n;
 };
@@ -304,7 +307,11 @@ static struct ubin *ubin_get(struct ktrace_record *r, const char *path)
 	nv[u->n].path = strdup(path);
 	if (!nv[u->n].path)
 		return NULL;
-	ubin_load(&nv[u->n]);
+	/* A recording with its frames: the binary is not read (it may be
+	 * gone, or another build by now). */
+	nv[u->n].from_file = r->kf && r->kf_uframes;
+	if (!nv[u->n].from_file)
+		ubin_load(&nv[u->n]);
 	return &u->v[u->n++];
 }
 
@@ -331,12 +338,13 @@ void kt_record_free_stacks(struct ktrace_record *r)
 	}
 }
 
-static size_t fcache_slot(uint64_t vaddr, size_t cap)
+static size_t fcache_slot(uint64_t off, size_t cap)
 {
-	return (size_t)((vaddr * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
 }
 
-static bool fcache_put(struct ubin *b, uint64_t vaddr, char *text)
+static struct fcache_ent *fcache_put(struct ubin *b, uint64_t off,
+				     char *text)
 {
 	size_t i;
 
@@ -345,11 +353,11 @@ static bool fcache_put(struct ubin *b, uint64_t vaddr, char *text)
 		struct fcache_ent *nv = calloc(cap, sizeof(*nv));
 
 		if (!nv)
-			return false;
+			return NULL;
 		for (size_t j = 0; j < b->cache_cap; j++) {
 			if (!b->cache[j].text)
 				continue;
-			for (i = fcache_slot(b->cache[j].vaddr, cap); nv[i].text;
+			for (i = fcache_slot(b->cache[j].off, cap); nv[i].text;
 			     i = (i + 1) & (cap - 1))
 				;
 			nv[i] = b->cache[j];
@@ -358,35 +366,50 @@ static bool fcache_put(struct ubin *b, uint64_t vaddr, char *text)
 		b->cache = nv;
 		b->cache_cap = cap;
 	}
-	for (i = fcache_slot(vaddr, b->cache_cap); b->cache[i].text;
+	for (i = fcache_slot(off, b->cache_cap); b->cache[i].text;
 	     i = (i + 1) & (b->cache_cap - 1))
 		;
-	b->cache[i].vaddr = vaddr;
+	b->cache[i].off = off;
 	b->cache[i].text = text;
+	b->cache[i].used = false;
 	b->cache_n++;
-	return true;
+	return &b->cache[i];
+}
+
+static struct fcache_ent *fcache_get(struct ubin *b, uint64_t off)
+{
+	for (size_t i = b->cache_cap ? fcache_slot(off, b->cache_cap) : 0;
+	     b->cache_cap && b->cache[i].text; i = (i + 1) & (b->cache_cap - 1))
+		if (b->cache[i].off == off)
+			return &b->cache[i];
+	return NULL;
 }
 
 /*
- * The text of the frame at file address vaddr of b: one line per function
- * inlined there ("inner+0xoff (inlined)", innermost first, offsets from
- * the symbol's start as perf prints them), then "sym+0xoff (path)";
- * lines separated by '\n'. Owned by b's cache. NULL: no symbol holds it.
+ * The frame at file offset off of b: one line per function inlined there
+ * ("inner+0xoff (inlined)", innermost first, offsets from the symbol's
+ * start as perf prints them), then "sym+0xoff (path)"; lines separated by
+ * '\n'. An entry of b's cache; NULL when no symbol holds the address.
  */
-static const char *ubin_frame(struct ubin *b, uint64_t vaddr)
+static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 {
 	char *inl[16], *text = NULL, *dem;
-	const char *name;
-	uint64_t symoff;
+	struct fcache_ent *e = fcache_get(b, off);
+	const char *name = NULL;
+	uint64_t symoff, vaddr = 0;
 	size_t len = 0;
 	FILE *f;
 	int n;
 
-	for (size_t i = b->cache_cap ? fcache_slot(vaddr, b->cache_cap) : 0;
-	     b->cache_cap && b->cache[i].text; i = (i + 1) & (b->cache_cap - 1))
-		if (b->cache[i].vaddr == vaddr)
-			return b->cache[i].text;
-	name = kt_symtab_find(&b->syms, vaddr, &symoff);
+	if (e || b->from_file)
+		return e;
+	for (int s = 0; s < b->nseg && !name; s++) {
+		if (off < b->seg[s].off ||
+		    off >= b->seg[s].off + b->seg[s].filesz)
+			continue;
+		vaddr = off - b->seg[s].off + b->seg[s].vaddr;
+		name = kt_symtab_find(&b->syms, vaddr, &symoff);
+	}
 	if (!name)
 		return NULL;
 	if (!b->dw_tried) {
@@ -410,25 +433,23 @@ static const char *ubin_frame(struct ubin *b, uint64_t vaddr)
 	for (int i = 0; i < n; i++)
 		free(inl[i]);
 	free(dem);
-	if (!text || !fcache_put(b, vaddr, text)) {
+	e = text ? fcache_put(b, off, text) : NULL;
+	if (!e)
 		free(text);
-		return NULL;
-	}
-	return text;
+	return e;
 }
 
 /*
- * Symbolize a user address of pid: the cached text of its frame (see
- * ubin_frame) or, for an address no symbol holds, "[unknown] (...)" in
- * buf.
+ * The frame of user address ip of pid (its cache entry), or NULL with
+ * "[unknown] (...)" in buf.
  */
-static const char *user_frame(struct ktrace_record *r, int pid, uint64_t ip,
-			      char *buf, size_t len)
+static struct fcache_ent *user_frame(struct ktrace_record *r, int pid,
+				     uint64_t ip, char *buf, size_t len)
 {
 	/* Newest mapping first: a later mmap replaces an older one. */
 	for (int i = r->nr_maps - 1; i >= 0; i--) {
 		const struct kt_map *m = &r->maps[i];
-		const char *text;
+		struct fcache_ent *e;
 		struct ubin *b;
 		uint64_t off;
 
@@ -436,23 +457,85 @@ static const char *user_frame(struct ktrace_record *r, int pid, uint64_t ip,
 			continue;
 		off = ip - m->start + m->pgoff;
 		b = ubin_get(r, m->path);
-		if (!b)
-			break;
-		for (int s = 0; s < b->nseg; s++) {
-			if (off < b->seg[s].off ||
-			    off >= b->seg[s].off + b->seg[s].filesz)
-				continue;
-			text = ubin_frame(b, off - b->seg[s].off +
-					     b->seg[s].vaddr);
-			if (text)
-				return text;
-		}
+		e = b ? ubin_frame(b, off) : NULL;
+		if (e)
+			return e;
 		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
 			 (unsigned long long)off);
-		return buf;
+		return NULL;
 	}
 	snprintf(buf, len, "[unknown]");
-	return buf;
+	return NULL;
+}
+
+void kt_record_mark_frames(struct ktrace_record *r,
+			   const struct perf_event_header *h)
+{
+	struct ktrace_sample s;
+	bool kernel = true;
+	char buf[64];
+
+	if (kt_record_parse_sample(r, h, &s) || !s.nr_ips)
+		return;
+	for (uint32_t i = 0; i < s.nr_ips; i++) {
+		uint64_t ip = s.ips[i];
+		const struct kt_sym *k;
+		struct fcache_ent *e;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!kernel) {
+			e = user_frame(r, s.pid, ip, buf, sizeof(buf));
+			if (e)
+				e->used = true;
+		} else if (r->ksym_used &&
+			   (k = kt_symtab_lookup(&r->ksyms, ip))) {
+			size_t at = k - r->ksyms.v;
+
+			r->ksym_used[at / 8] |= 1 << (at % 8);
+		}
+	}
+}
+
+int kt_record_write_uframes(struct ktrace_record *r)
+{
+	struct ubins *u = r->usyms;
+	int ret = 0;
+
+	for (int i = 0; u && i < u->n; i++) {
+		const struct ubin *b = &u->v[i];
+
+		for (size_t c = 0; c < b->cache_cap; c++)
+			if (b->cache[c].text && b->cache[c].used)
+				ret |= kt_kfw_uframe(r->kfw, b->path,
+						     b->cache[c].off,
+						     b->cache[c].text);
+	}
+	return ret ? -EIO : 0;
+}
+
+int kt_record_load_uframe(struct ktrace_record *r, const char *path,
+			  uint64_t off, const char *text)
+{
+	struct ubin *b = ubin_get(r, path);
+	char *copy;
+
+	if (!b)
+		return -ENOMEM;
+	if (fcache_get(b, off))
+		return 0;
+	copy = strdup(text);
+	/* untrusted: printed as is, so no terminal control bytes */
+	for (char *p = copy; p && *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
+			*p = '?';
+	if (!copy || !fcache_put(b, off, copy)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void kt_record_format_stack(struct ktrace_record *r,
@@ -483,7 +566,10 @@ void kt_record_format_stack(struct ktrace_record *r,
 				snprintf(buf, sizeof(buf), "[kernel]");
 			frame = buf;
 		} else {
-			frame = user_frame(r, s->pid, ip, buf, sizeof(buf));
+			struct fcache_ent *e = user_frame(r, s->pid, ip, buf,
+							  sizeof(buf));
+
+			frame = e ? e->text : buf;
 		}
 		/* one line per function: inlined ones first */
 		for (;; frame = nl + 1) {

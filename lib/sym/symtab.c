@@ -95,8 +95,8 @@ void kt_symtab_sort(struct kt_symtab *t)
 	t->loaded = true;
 }
 
-const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
-			   uint64_t *off)
+const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *t,
+				      uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -114,13 +114,20 @@ const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
 	for (size_t i = lo + 1; i-- > 0 && t->v[i].addr == t->v[lo].addr;) {
 		const struct kt_sym *s = &t->v[i];
 
-		if (s->size && addr - s->addr >= s->size)
-			continue;
-		if (off)
-			*off = addr - s->addr;
-		return s->name;
+		if (!s->size || addr - s->addr < s->size)
+			return s;
 	}
 	return NULL;
+}
+
+const char *kt_symtab_find(const struct kt_symtab *t, uint64_t addr,
+			   uint64_t *off)
+{
+	const struct kt_sym *s = kt_symtab_lookup(t, addr);
+
+	if (s && off)
+		*off = addr - s->addr;
+	return s ? s->name : NULL;
 }
 
 static int hexval(char c)

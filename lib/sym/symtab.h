@@ -32,6 +32,9 @@ struct kt_map {
 };
 
 void kt_symtab_free(struct kt_symtab *t);
+/* The symbol whose [addr, addr + size) holds addr, or NULL. */
+const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *t,
+				      uint64_t addr);
 /*
  * Name of the symbol whose [addr, addr + size) holds addr (and the offset
  * into it), or NULL: an address past a symbol's end is not given its name.

@@ -540,7 +540,16 @@ t_record_dwarf_stack_without_frame_pointers() {
 	$KTRACE record -g -e syscalls:sys_enter_getppid -- $TARGETS/cxxchain 2 >$RT.out 2>$RT.err \
 		|| fail "record -g C++: $(cat $RT.err)" || return 1
 	expect_eq "C++ frames" "$(grep -c . <(chain_frames $RT.out | grep -Fx 'syscall;ask_parent;ns::Widget::poke(int);ns::Widget::poke(double);main;__libc_start_call_main;__libc_start_main;_start'))" 2 || return 1
-	expect_eq "inlined marked" "$(grep -cE $'^\t +[0-9a-f]+ ask_parent\+0x[0-9a-f]+ \\(inlined\\)$' $RT.out)" 2
+	expect_eq "inlined marked" "$(grep -cE $'^\t +[0-9a-f]+ ask_parent\+0x[0-9a-f]+ \\(inlined\\)$' $RT.out)" 2 || return 1
+	# the file names its frames: report prints them after the binary is gone
+	cp $TARGETS/cxxchain $RT.bin || return 1
+	$KTRACE record -g -o $RT.dat -e syscalls:sys_enter_getppid -- $RT.bin 2 >$RT.live 2>$RT.err \
+		|| fail "record -g -o: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.dat >$RT.rep1 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	rm -f $RT.bin
+	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report without the binary: $(cat $RT.err)" || return 1
+	expect_eq "same frames without the binary" "$(cat $RT.rep)" "$(cat $RT.rep1)" || return 1
+	expect_eq "named frames" "$(chain_frames $RT.rep | grep -cFx 'syscall;ask_parent;ns::Widget::poke(int);ns::Widget::poke(double);main;__libc_start_call_main;__libc_start_main;_start')" 2
 }
 
 # ---------------------------------------------------------- lost records

@@ -70,6 +70,10 @@ static unsigned char *make_file(int nrec, size_t bufsize, size_t *len)
 				     "_stext"), 0);
 	assert_int_equal(kt_kfw_comm(w, 10, 11, "worker"), 0);
 	assert_int_equal(kt_kfw_mmap(w, &mm), 0);
+	assert_int_equal(kt_kfw_uframe(w, "/usr/bin/true", 0x1234,
+				       "inner+0x4 (inlined)\nouter+0x4 (/usr/bin/true)"),
+			 0);
+	assert_int_equal(kt_kfw_uframe(w, NULL, 0, "x"), -EINVAL);
 	for (i = 0; i < nrec; i++) {
 		size_t l = syn_sample(rec, 77, 10, 11, 1000 + i, i & 1,
 				      4 + i % 40, i);
@@ -122,6 +126,7 @@ static void test_roundtrip(void **state)
 	const struct kt_kf_ksym *ks;
 	const struct kt_kf_comm *cm;
 	const struct kt_kf_mmap *mm;
+	const struct kt_kf_uframe *uf;
 	struct kt_kfile *f;
 	unsigned char *buf, exp[256];
 	size_t len, n;
@@ -172,6 +177,12 @@ static void test_roundtrip(void **state)
 	assert_int_equal(mm[0].ino_generation, 5);
 	assert_int_equal(mm[0].maj, 8);
 	assert_int_equal(mm[0].prot, 5);
+	uf = kt_kfile_uframes(f, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(uf[0].path, "/usr/bin/true");
+	assert_int_equal(uf[0].vaddr, 0x1234);
+	assert_string_equal(uf[0].text,
+			    "inner+0x4 (inlined)\nouter+0x4 (/usr/bin/true)");
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < 3000; i++) {
 			size_t l = syn_sample(exp, 77, 10, 11, 1000 + i, i & 1,
