@@ -39,8 +39,10 @@ void kt_record_note_mmap(struct ktrace_record *r,
 	if (h->size <= sizeof(*m))
 		return;
 	max = h->size - sizeof(*m);
+	/* files only: "//anon" is the kernel's name for anonymous memory
+	 * (JIT code, named by /tmp/perf-PID.map instead) */
 	if (!memchr(m->filename, '\0', max) || m->filename[0] != '/' ||
-	    !(m->prot & 4 /* PROT_EXEC */))
+	    !strncmp(m->filename, "//", 2) || !(m->prot & 4 /* PROT_EXEC */))
 		return;
 	kt_record_add_map(r, m->pid, m->addr, m->len, m->pgoff, m->filename,
 			  false);
@@ -241,12 +243,30 @@ struct ubins {
 	int n;
 };
 
+/* The JIT map of a process: its "binary", where file offset = address. */
+static bool is_perf_map(const char *path)
+{
+	int pid, n = 0;
+
+	return sscanf(path, "/tmp/perf-%d.map%n", &pid, &n) == 1 &&
+	       !path[n] && pid > 0;
+}
+
 static void ubin_load(struct ubin *b)
 {
 	struct stat st;
 	size_t nph;
 	Elf *elf;
 	int fd;
+
+	if (is_perf_map(b->path)) {
+		kt_symtab_load_perf_map(&b->syms, b->path);
+		kt_symtab_sort(&b->syms);
+		b->seg[0].filesz = UINT64_MAX;	/* off == vaddr */
+		b->nseg = 1;
+		b->dw_tried = true;	/* no DWARF */
+		return;
+	}
 
 	elf_version(EV_CURRENT);
 	/* Paths may come from an untrusted file: regular files only, and
@@ -463,6 +483,18 @@ static struct fcache_ent *user_frame(struct ktrace_record *r, int pid,
 		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
 			 (unsigned long long)off);
 		return NULL;
+	}
+	/* In no file mapping: code a JIT runtime made and named */
+	if (pid > 0) {
+		char path[64];
+		struct ubin *b;
+		struct fcache_ent *e;
+
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+		b = ubin_get(r, path);
+		e = b ? ubin_frame(b, ip) : NULL;
+		if (e)
+			return e;
 	}
 	snprintf(buf, len, "[unknown]");
 	return NULL;

@@ -260,3 +260,51 @@ int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf)
 	close(fd);
 	return dbg ? 0 : -EINVAL;
 }
+
+int kt_symtab_load_perf_map(struct kt_symtab *t, const char *path)
+{
+	char line[1024];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	/* Written by the traced program: perf's rule, the file must be
+	 * ours or root's, and a regular file reached without a link. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	/* "START SIZE name", hex without 0x (JIT runtimes: python -X perf,
+	 * node --perf-basic-prof, Java agents) */
+	while (fgets_unlocked(line, sizeof(line), f)) {
+		unsigned long long start, size;
+		char *p = line, *end;
+
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ' || !size)
+			continue;
+		p = end + 1;
+		p[strcspn(p, "\n")] = '\0';
+		for (char *c = p; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		if (*p && kt_symtab_add(t, start, size, p))
+			break;
+	}
+	fclose(f);
+	return 0;
+}

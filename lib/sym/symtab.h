@@ -69,6 +69,9 @@ void kt_dwarf_file_free(struct kt_dwarf_file *f);	/* takes NULL */
 int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 		     int max);
 
+/* Add the symbols of a JIT map (/tmp/perf-PID.map); 0 or -errno
+ * (-EPERM: not owned by this user or root, or not a regular file). */
+int kt_symtab_load_perf_map(struct kt_symtab *t, const char *path);
 /* Sort by address and give the symbols of unknown size their extent. */
 void kt_symtab_sort(struct kt_symtab *t);
 

@@ -552,6 +552,36 @@ t_record_dwarf_stack_without_frame_pointers() {
 	expect_eq "named frames" "$(chain_frames $RT.rep | grep -cFx 'syscall;ask_parent;ns::Widget::poke(int);ns::Widget::poke(double);main;__libc_start_call_main;__libc_start_main;_start')" 2
 }
 
+# A JIT's code is named from /tmp/perf-PID.map, live and from the file.
+t_record_jit_map_frames() {
+	$KTRACE record -g -o $RT.dat -e syscalls:sys_enter_getppid -- $TARGETS/jit 3 >/dev/null 2>$RT.err
+	st=$?
+	[ $st = 77 ] && return 0	# not x86-64
+	[ $st = 0 ] || fail "record -g jit: $(cat $RT.err)" || return 1
+	for m in /tmp/perf-*.map; do
+		[ -f "$m" ] && grep -q jitted_getppid "$m" && rm -f "$m"
+	done
+	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	expect_eq "jit frames" "$(grep -cE $'^\t +[0-9a-f]+ jitted_getppid\+0x7 \\(/tmp/perf-[0-9]+\\.map\\)$' $RT.rep)" 3
+}
+
+# A real library under a real program: a uprobe on libc's inet_pton called
+# by getaddrinfo("::1") from python3 (through its _socket module).
+t_record_libc_uprobe_stack_in_python() {
+	$KTRACE record -g -e 'uprobe:libc:inet_pton' -- python3 -c "import socket; socket.getaddrinfo('::1', 80)" >$RT.out 2>$RT.err \
+		|| fail "record: $(cat $RT.err)" || return 1
+	f=$(chain_frames $RT.out | head -1)
+	case "$f" in
+	"inet_pton;"*getaddrinfo\;*) ;;
+	*) fail "stack of inet_pton: $f"; return 1 ;;
+	esac
+	case "$f" in
+	*";__libc_start_call_main;__libc_start_main;_start") ;;
+	*) fail "stack does not reach _start: $f"; return 1 ;;
+	esac
+	expect_eq "no unknown frame" "$(grep -c '\[unknown\]' $RT.out)" 0
+}
+
 # ---------------------------------------------------------- lost records
 
 LOST_N=1000000
