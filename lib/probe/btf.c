@@ -19,14 +19,19 @@
 #include "arch/arch.h"
 #include "probe/btf.h"
 #include "probe/fetcharg.h"
+#include "sym/symtab.h"
 
 #define NAME_MAX_LEN	256
 #define MAX_ARRAY_LEN	64	/* kernel's limit for "type[N]" */
 #define LIST_FIELDS	10
 
-/* A sorted, deduplicated set of names pointing into one file buffer. */
+/*
+ * A sorted, deduplicated set of names pointing into one file buffer (or,
+ * for kallsyms, into the symbol layer's table of it).
+ */
 struct symset {
 	char *buf;
+	struct kt_symtab tab;	/* kallsyms, from lib/sym */
 	char **names;
 	size_t n;
 	bool loaded;		/* load attempted */
@@ -92,12 +97,30 @@ static char *line_field(char *line, int field, char **rest)
 static int symset_load(struct symset *set, const char *path, enum symfile kind)
 {
 	size_t cap = 0, len;
-	char *line, *next, *name, *type, *rest;
+	char *line, *next, *name;
 	char **nv;
 
 	if (set->loaded)
 		return set->missing ? -ENOENT : 0;
 	set->loaded = true;
+	if (kind == SYMFILE_KALLSYMS) {
+		/* text symbols, parsed once by lib/sym; "name [mod]" -> name */
+		if (kt_symtab_load_kallsyms(&set->tab, path)) {
+			set->missing = true;
+			return -ENOENT;
+		}
+		set->names = malloc((set->tab.n ? set->tab.n : 1) *
+				    sizeof(*set->names));
+		if (!set->names)
+			goto nomem;
+		for (size_t i = 0; i < set->tab.n; i++) {
+			char *n = set->tab.v[i].name;
+
+			n[strcspn(n, " ")] = '\0';
+			set->names[set->n++] = n;
+		}
+		goto sort;
+	}
 	set->buf = kt_read_file(path, &len);
 	if (!set->buf) {
 		set->missing = true;
@@ -108,13 +131,6 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 		if (next)
 			*next++ = '\0';
 		switch (kind) {
-		case SYMFILE_KALLSYMS:
-			type = line_field(line, 1, &rest);
-			if (!type || !rest ||
-			    (strcmp(type, "t") && strcmp(type, "T")))
-				continue;
-			name = line_field(rest, 0, NULL);
-			break;
 		case SYMFILE_BLACKLIST:
 			name = line_field(line, 1, NULL);
 			break;
@@ -135,6 +151,7 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 		}
 		set->names[set->n++] = name;
 	}
+sort:
 	qsort(set->names, set->n, sizeof(*set->names), cmp_str);
 	if (set->n > 1) {
 		size_t w = 1;
@@ -148,6 +165,7 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 nomem:
 	free(set->names);
 	free(set->buf);
+	kt_symtab_free(&set->tab);
 	set->names = NULL;
 	set->buf = NULL;
 	set->n = 0;
@@ -159,6 +177,7 @@ static void symset_clear(struct symset *set)
 {
 	free(set->names);
 	free(set->buf);
+	kt_symtab_free(&set->tab);
 }
 
 /* Index of the first name >= key. */

@@ -19,6 +19,7 @@
 #include "probe/btf.h"
 #include "probe/uelf.h"
 #include "probe/probe_priv.h"
+#include "sym/symtab.h"
 
 struct ktrace_resolver {
 	struct ktrace_tfs *tfs;
@@ -76,31 +77,21 @@ static int arg_err(struct ktrace_probe *p, struct probe_arg *a, int ret,
 static unsigned long long kallsyms_func_size(const char *func)
 {
 	const char *path = getenv("KTRACE_KALLSYMS");
-	unsigned long long addr = 0, next = 0, a;
-	char line[512], name[256], type;
-	FILE *f = fopen(path && *path ? path : "/proc/kallsyms", "r");
+	struct kt_symtab t = { 0 };
+	unsigned long long size = 0;
 
-	if (!f)
+	if (kt_symtab_load_kallsyms(&t, path && *path ? path : NULL))
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
-			continue;
-		if (!strcmp(name, func) && (type == 't' || type == 'T'))
-			addr = a;
+	for (size_t i = 0; i < t.n && !size; i++) {
+		const char *n = t.v[i].name;
+		size_t len = strlen(func);
+
+		/* module symbols are "name [mod]" */
+		if (!strncmp(n, func, len) && (!n[len] || n[len] == ' '))
+			size = t.v[i].size;
 	}
-	if (!addr) {
-		fclose(f);
-		return 0;
-	}
-	rewind(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
-			continue;
-		if (a > addr && (!next || a < next))
-			next = a;
-	}
-	fclose(f);
-	return next ? next - addr : 0;
+	kt_symtab_free(&t);
+	return size;
 }
 
 static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
