@@ -222,7 +222,6 @@ void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
 struct fcache_ent {
 	uint64_t off;		/* file offset of the address */
 	char *text;		/* NULL: free slot */
-	bool used;		/* by a record written to the -o file */
 };
 
 /* One binary's symbols by virtual address plus its PT_LOAD segments. */
@@ -236,6 +235,10 @@ struct ubin {
 	bool from_file;		/* frames from a recording, binary unread */
 	struct fcache_ent *cache;	/* open addressing, cap a power of 2 */
 	size_t cache_cap, cache_n;
+	/* -o: file offsets the records need, named only at the end (DWARF
+	 * loading while the rings fill costs records); UINT64_MAX: free */
+	uint64_t *used;
+	size_t used_cap, used_n;
 };
 
 struct ubins {
@@ -352,6 +355,7 @@ void kt_record_free_stacks(struct ktrace_record *r)
 			for (size_t c = 0; c < b->cache_cap; c++)
 				free(b->cache[c].text);
 			free(b->cache);
+			free(b->used);
 		}
 		free(u->v);
 		free(u);
@@ -391,7 +395,6 @@ static struct fcache_ent *fcache_put(struct ubin *b, uint64_t off,
 		;
 	b->cache[i].off = off;
 	b->cache[i].text = text;
-	b->cache[i].used = false;
 	b->cache_n++;
 	return &b->cache[i];
 }
@@ -500,28 +503,78 @@ static struct fcache_ent *user_frame(struct ktrace_record *r, int pid,
 	return NULL;
 }
 
+static bool used_add(struct ubin *b, uint64_t off)
+{
+	size_t i;
+
+	if (2 * (b->used_n + 1) > b->used_cap) {
+		size_t cap = b->used_cap ? 2 * b->used_cap : 256;
+		uint64_t *nv = malloc(cap * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		memset(nv, 0xff, cap * sizeof(*nv));
+		for (size_t j = 0; j < b->used_cap; j++) {
+			if (b->used[j] == UINT64_MAX)
+				continue;
+			for (i = fcache_slot(b->used[j], cap);
+			     nv[i] != UINT64_MAX; i = (i + 1) & (cap - 1))
+				;
+			nv[i] = b->used[j];
+		}
+		free(b->used);
+		b->used = nv;
+		b->used_cap = cap;
+	}
+	for (i = fcache_slot(off, b->used_cap); b->used[i] != UINT64_MAX;
+	     i = (i + 1) & (b->used_cap - 1))
+		if (b->used[i] == off)
+			return true;
+	b->used[i] = off;
+	b->used_n++;
+	return true;
+}
+
+/* Note the frame of user address ip of pid for the -o file's UFRAMES. */
+static void mark_user(struct ktrace_record *r, int pid, uint64_t ip)
+{
+	char path[64];
+	struct ubin *b;
+
+	for (int i = r->nr_maps - 1; i >= 0; i--) {
+		const struct kt_map *m = &r->maps[i];
+
+		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
+			continue;
+		b = ubin_get(r, m->path);
+		if (b)
+			used_add(b, ip - m->start + m->pgoff);
+		return;
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	b = pid > 0 ? ubin_get(r, path) : NULL;
+	if (b)
+		used_add(b, ip);
+}
+
 void kt_record_mark_frames(struct ktrace_record *r,
 			   const struct perf_event_header *h)
 {
 	struct ktrace_sample s;
 	bool kernel = true;
-	char buf[64];
 
 	if (kt_record_parse_sample(r, h, &s) || !s.nr_ips)
 		return;
 	for (uint32_t i = 0; i < s.nr_ips; i++) {
 		uint64_t ip = s.ips[i];
 		const struct kt_sym *k;
-		struct fcache_ent *e;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
 		if (!kernel) {
-			e = user_frame(r, s.pid, ip, buf, sizeof(buf));
-			if (e)
-				e->used = true;
+			mark_user(r, s.pid, ip);
 		} else if (r->ksym_used &&
 			   (k = kt_symtab_lookup(&r->ksyms, ip))) {
 			size_t at = k - r->ksyms.v;
@@ -537,13 +590,18 @@ int kt_record_write_uframes(struct ktrace_record *r)
 	int ret = 0;
 
 	for (int i = 0; u && i < u->n; i++) {
-		const struct ubin *b = &u->v[i];
+		struct ubin *b = &u->v[i];
 
-		for (size_t c = 0; c < b->cache_cap; c++)
-			if (b->cache[c].text && b->cache[c].used)
-				ret |= kt_kfw_uframe(r->kfw, b->path,
-						     b->cache[c].off,
-						     b->cache[c].text);
+		for (size_t c = 0; c < b->used_cap; c++) {
+			struct fcache_ent *e;
+
+			if (b->used[c] == UINT64_MAX)
+				continue;
+			e = ubin_frame(b, b->used[c]);
+			if (e)
+				ret |= kt_kfw_uframe(r->kfw, b->path, e->off,
+						     e->text);
+		}
 	}
 	return ret ? -EIO : 0;
 }

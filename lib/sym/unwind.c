@@ -40,6 +40,17 @@ struct kt_unwind {
 	int n, max;
 };
 
+static int no_debuginfo(Dwfl_Module *mod, void **userdata,
+			const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file,
+			GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base;
+	(void)file_name, (void)debuglink_file, (void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
 struct kt_unwind *kt_unwind_alloc(const struct kt_arch *arch)
 {
 	struct kt_unwind *u;
@@ -53,8 +64,9 @@ struct kt_unwind *kt_unwind_alloc(const struct kt_arch *arch)
 		return NULL;
 	u->arch = arch;
 	u->cb.find_elf = dwfl_linux_proc_find_elf;
-	/* .debug_frame of separate debug files (/usr/lib/debug/.build-id) */
-	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	/* .eh_frame of the binaries themselves: loading (and inflating)
+	 * separate debug files while the rings fill costs records */
+	u->cb.find_debuginfo = no_debuginfo;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	u->cb.section_address = dwfl_offline_section_address;
 	return u;
