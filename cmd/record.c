@@ -22,7 +22,11 @@ static const char record_usage[] =
 	"at its end: 'kprobe:SPEC', 'kretprobe:SPEC', 'uprobe:BINARY:SYMBOL ARGS',\n"
 	"'uretprobe:BINARY:SYMBOL ARGS' (SPEC as in `ktrace probe add`).\n"
 	"\n"
-	"  -e, --event EVENT     event(s) to record (repeatable)\n"
+	"  -e, --event EVENT     event(s) to record (repeatable); also sampling events:\n"
+	"                        cpu-clock, task-clock, page-faults, context-switches,\n"
+	"                        cpu-migrations, major-faults, minor-faults, cycles...\n"
+	"  -F, --freq HZ         sampling events: HZ samples a second (default 4000)\n"
+	"  -c, --count PERIOD    sampling events: a sample every PERIOD events\n"
 	"      --filter EXPR     kernel filter for the events of the -e before it\n"
 	"  -p, --pid PID[,PID]   existing processes and their threads\n"
 	"  -a, --all-cpus        system-wide (default without CMD or -p)\n"
@@ -34,12 +38,14 @@ static const char record_usage[] =
 	"  -o, --output FILE     write a ktrace file (read it with ktrace report)\n"
 	"  -j, --json            one JSON object per record\n"
 	"  -d, --duration SECS   stop after SECS seconds\n"
-	"  -c, --count N         stop after N records\n"
+	"      --max-events N    stop after N records\n"
 	"  -h, --help            this help\n";
 
 static const struct option record_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
-	{ "filter", required_argument, NULL, 'F' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "max-events", required_argument, NULL, 'M' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
@@ -164,7 +170,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	double duration = 0;
 	struct timespec t0;
 
-	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:h",
+	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:F:h",
 				  record_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': {
@@ -181,7 +187,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			nev++;
 			break;
 		}
-		case 'F':
+		case 'f':
 			if (!nev) {
 				ret = kt_usage_error(ctx, NULL,
 						     "--filter must follow the -e it applies to");
@@ -232,14 +238,38 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 			if (ret)
 				goto out;
 			break;
-		case 'c': {
+		case 'M': {
 			char *end;
 
 			run.count = strtoull(optarg, &end, 10);
 			if (*end || !run.count || *optarg == '-') {
 				ret = kt_usage_error(ctx, NULL,
-						     "bad count '%s'", optarg);
+						     "bad event count '%s'", optarg);
 				goto out;
+			}
+			break;
+		}
+		case 'c':
+		case 'F': {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || !v || *optarg == '-' ||
+			    (opt == 'F' && v > 1000000)) {
+				ret = kt_usage_error(ctx, NULL, opt == 'F' ?
+						     "bad frequency '%s' (samples a second, 1 to 1000000)" :
+						     "bad period '%s' (events per sample)",
+						     optarg);
+				goto out;
+			}
+			if (opt == 'F') {
+				ro.sample_freq = v;
+				ro.sample_period = 0;
+			} else {
+				ro.sample_period = v;
+				ro.sample_freq = 0;
 			}
 			break;
 		}

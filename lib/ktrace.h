@@ -375,6 +375,8 @@ struct ktrace_sample {
 	uint64_t lost;		/* KTRACE_SAMPLE_LOST */
 	const uint64_t *ips;	/* call chain (-g), nr_ips entries */
 	uint32_t nr_ips;
+	uint64_t ip;		/* sampling events: the sampled address */
+	uint64_t period;	/* sampling events: events this sample stands for */
 };
 
 struct ktrace_record_opts {
@@ -392,6 +394,12 @@ struct ktrace_record_opts {
 	 * way the recording keeps the frames, not the stack copies.
 	 */
 	unsigned int dwarf_stack;
+	/* Sampling events (cpu-clock, page-faults, cycles...): a sample
+	 * every sample_period events, or sample_freq a second (perf's -c
+	 * and -F); both 0: 4000 Hz, perf's default. Tracepoints and probes
+	 * give every event. */
+	uint64_t sample_period;
+	unsigned int sample_freq;
 	size_t ring_pages;	/* per CPU; 0: default */
 };
 
@@ -404,8 +412,9 @@ void ktrace_record_free(struct ktrace_record *r);
 
 /*
  * Add "system:event" (exact name) with an optional filter (kernel filter
- * syntax, checked against the event's fields first). Returns the event's
- * index or -errno with err filled.
+ * syntax, checked against the event's fields first), or a sampling event
+ * by its perf name ("cpu-clock", "page-faults", "cycles"..., no filter).
+ * Returns the event's index or -errno with err filled.
  */
 int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 			    const char *filter, struct ktrace_err *err);

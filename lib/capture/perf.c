@@ -288,7 +288,7 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 		err = -ENOMEM;
 		goto out;
 	}
-	p->sample_type = KT_PERF_SAMPLE_TYPE;
+	p->sample_type = KT_PERF_SAMPLE_TYPE | opts->extra_sample_type;
 	if (opts->callchain)
 		p->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (opts->callchain && opts->stack_user)
@@ -309,7 +309,8 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 				a.size = sizeof(a);
 				a.type = evs[e].type;
 				a.config = evs[e].config;
-				a.sample_period = 1;
+				a.sample_period = evs[e].period ? evs[e].period : 1;
+				a.freq = evs[e].freq;
 				a.sample_type = p->sample_type;
 				if (p->sample_type & PERF_SAMPLE_STACK_USER) {
 					a.sample_regs_user = opts->regs_user;
@@ -623,6 +624,18 @@ const char *const *kt_counter_names(void)
 		for (i = 0; i < NR_COUNTERS; i++)
 			names[i] = counters[i].name;
 	return names;
+}
+
+size_t kt_counter_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < NR_COUNTERS && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 counters[i].name);
+	return used;
 }
 
 bool kt_counter_unsupported(int err)

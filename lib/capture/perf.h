@@ -64,6 +64,10 @@ struct kt_perf_event {
 	uint32_t type;		/* PERF_TYPE_TRACEPOINT: config = tracefs id */
 	uint64_t config;
 	const char *filter;	/* PERF_EVENT_IOC_SET_FILTER text, or NULL */
+	/* A sample every period events, or (freq) period samples a second;
+	 * 0: every event (tracepoints, probes) */
+	uint64_t period;
+	bool freq;
 };
 
 struct kt_perf_opts {
@@ -74,6 +78,7 @@ struct kt_perf_opts {
 	bool inherit;		/* follow children of the pids */
 	bool enable_on_exec;	/* start counting at the pids' next exec */
 	bool callchain;
+	uint64_t extra_sample_type;	/* added to every event's (IP, PERIOD) */
 	/* With callchain: DWARF unwinding material, the user registers in
 	 * regs_user (sample_regs_user) and stack_user bytes of the user
 	 * stack per sample; the kernel's chain is then kernel-only.
@@ -171,6 +176,8 @@ int kt_perf_advice(const struct kt_perf_fail *f, char *buf, size_t len);
 int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config);
 /* Names known to kt_counter_lookup(), NULL-terminated, static. */
 const char *const *kt_counter_names(void);
+/* The same as one "a, b, c" line into buf (truncated to len). */
+size_t kt_counter_list(char *buf, size_t len);
 
 struct kt_counter_val {
 	uint64_t raw;		/* summed over CPUs */

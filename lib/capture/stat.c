@@ -52,13 +52,9 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 		char *sys, *buf, *rel;
 
 		if (!c) {
-			const char *const *names = kt_counter_names();
-			char list[512] = "";
-			size_t used = 0;
+			char list[512];
 
-			for (int i = 0; names[i] && used < sizeof(list); i++)
-				used += snprintf(list + used, sizeof(list) - used,
-						 "%s%s", i ? ", " : "", names[i]);
+			kt_counter_list(list, sizeof(list));
 			return ktrace_err_set(err, ENOENT,
 					      "unknown event '%s' (not SYSTEM:EVENT, not a counter: %s)",
 					      name, list);

@@ -52,7 +52,7 @@ static void file_sink(void *ctx, const struct perf_event_header *h)
 	struct ktrace_record *r = ctx;
 
 	if (h->type == PERF_RECORD_SAMPLE &&
-	    (r->sample_type & PERF_SAMPLE_CALLCHAIN))
+	    (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)))
 		kt_record_mark_frames(r, h);
 	kt_kfw_record(r->kfw, h);
 }
@@ -76,20 +76,20 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 		ret |= kt_kfw_meta(r->kfw, "command", cmdline);
 	for (int i = 0; i < r->nev; i++) {
 		struct kt_kf_attr a = {
-			.type = PERF_TYPE_TRACEPOINT,
+			.type = r->ev[i].type,
 			.flags = KT_KF_ATTR_SAMPLE_ID_ALL,
-			.config = r->ev[i].id,
+			.config = r->ev[i].config,
 			.sample_type = r->sample_type,
 			.clockid = CLOCK_MONOTONIC,
+			.name = r->ev[i].fullname,
 		};
-		char name[160];
 
-		snprintf(name, sizeof(name), "%s:%s", r->ev[i].system,
-			 r->ev[i].name);
-		a.name = name;
 		ret |= kt_kfw_attr(r->kfw, &a);
-		ret |= kt_kfw_format(r->kfw, r->ev[i].id, r->ev[i].system,
-				     r->ev[i].name, r->ev[i].format);
+		/* a sampling event has no format: its name says it all */
+		if (r->ev[i].te)
+			ret |= kt_kfw_format(r->kfw, r->ev[i].id,
+					     r->ev[i].system, r->ev[i].name,
+					     r->ev[i].format);
 	}
 	for (int i = 0; i < r->nr_ids; i++)
 		ret |= kt_kfw_id(r->kfw, r->ids[i].id, r->ids[i].event, -1);
@@ -98,7 +98,7 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 		ret |= kt_kfw_header_page(r->kfw, hp);
 		free(hp);
 	}
-	if (r->sample_type & PERF_SAMPLE_CALLCHAIN) {
+	if (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) {
 		if (!r->ksyms.loaded)
 			kt_symtab_load_kallsyms(&r->ksyms, NULL);
 		r->ksym_used = calloc(r->ksyms.n / 8 + 1, 1);
@@ -227,8 +227,34 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	}
 	for (size_t i = 0; i < na; i++) {
 		const struct kt_kf_format *f = NULL;
+		uint32_t ctype;
+		uint64_t cconfig;
 		int idx;
 
+		if ((i && at[i].sample_type != r->sample_type) ||
+		    (at[i].sample_type & ~(uint64_t)(KT_PERF_SAMPLE_TYPE |
+						     PERF_SAMPLE_CALLCHAIN |
+						     PERF_SAMPLE_IP |
+						     PERF_SAMPLE_PERIOD))) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret, "'%s': bad event table", path);
+			goto fail;
+		}
+		r->sample_type = at[i].sample_type;
+		if (at[i].type != PERF_TYPE_TRACEPOINT) {
+			/* a sampling event: known by name, and the name
+			 * must say what the attr says */
+			if (kt_counter_lookup(at[i].name, &ctype, &cconfig) ||
+			    ctype != at[i].type || cconfig != at[i].config ||
+			    kt_record_add_counter(r, at[i].name, ctype,
+						  cconfig) < 0) {
+				ret = EBADMSG;
+				ktrace_err_set(err, ret,
+					       "'%s': bad event table", path);
+				goto fail;
+			}
+			continue;
+		}
 		for (size_t j = 0; j < nf && !f; j++)
 			if (fm[j].id == at[i].config)
 				f = &fm[j];
@@ -239,10 +265,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 			goto fail;
 		}
 		/* Names go into labels and JSON: the same rules as tracefs. */
-		if (ktrace_name_check(f->system) || ktrace_name_check(f->name) ||
-		    (i && at[i].sample_type != r->sample_type) ||
-		    (at[i].sample_type & ~(uint64_t)(KT_PERF_SAMPLE_TYPE |
-						     PERF_SAMPLE_CALLCHAIN))) {
+		if (ktrace_name_check(f->system) || ktrace_name_check(f->name)) {
 			ret = EBADMSG;
 			ktrace_err_set(err, ret, "'%s': bad event table", path);
 			goto fail;
@@ -262,7 +285,6 @@ struct ktrace_record *ktrace_record_load(const char *path,
 				       path, f->system, f->name);
 			goto fail;
 		}
-		r->sample_type = at[i].sample_type;
 	}
 	ids = kt_kfile_ids(r->kf, &ni);
 	idv = calloc(ni + 1, sizeof(*idv));

@@ -207,9 +207,20 @@ static const char *format_text(struct ktrace_record *r,
 	p = put_uint(p, s->time % 1000000000ull, 9, '0');
 	*p++ = ':';
 	*p++ = ' ';
+	if (!e->te) {
+		/* a sampling event, as perf script: "PERIOD event: IP SYM" */
+		p = put_uint(p, s->period, 10, ' ');
+		*p++ = ' ';
+	}
 	memcpy(p, e->label, e->label_len);
 	p += e->label_len;
 	used = p - r->out;
+	if (!e->te && !s->nr_ips) {
+		trace_seq_reset(&r->seq);
+		kt_record_format_ip(r, s, false);
+		if (append_seq(r, &used))
+			return "";
+	}
 	if (e->has_info) {
 		struct tep_record rec = {
 			.ts = s->time,
@@ -269,6 +280,15 @@ const char *ktrace_record_format(struct ktrace_record *r,
 				 (unsigned long long)s->time, s->cpu, s->pid,
 				 s->tid);
 		kt_json_seq_str(q, kt_record_comm(r, s->tid), 16);
+		if (!e->te) {
+			trace_seq_printf(q, ", \"event\": \"%s\", \"period\": %llu",
+					 e->name, (unsigned long long)s->period);
+			kt_record_format_ip(r, s, true);
+			if (s->nr_ips)
+				kt_record_format_stack(r, s, true);
+			trace_seq_putc(q, '}');
+			return finish(r, len);
+		}
 		trace_seq_printf(q, ", \"event\": \"%s:%s\", \"fields\": {",
 				 e->system, e->name);
 		for (f = e->te->format.fields; f; f = f->next) {

@@ -155,6 +155,8 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 		e->fullname = NULL;
 	e->id = id;
 	e->te = te;
+	e->type = PERF_TYPE_TRACEPOINT;
+	e->config = id;
 	if (!e->system || !e->name || !e->format || !e->fullname) {
 		free(e->system);
 		free(e->name);
@@ -170,19 +172,64 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 	return r->nev++;
 }
 
+/* perf record's default sampling frequency (Hz). */
+#define KT_DEFAULT_FREQ 4000
+
+int kt_record_add_counter(struct ktrace_record *r, const char *name,
+			  uint32_t type, uint64_t config)
+{
+	struct rec_event *nv, *e;
+
+	nv = realloc(r->ev, (r->nev + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	r->ev = nv;
+	e = &r->ev[r->nev];
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->config = config;
+	e->id = -1;
+	e->name = strdup(name);
+	e->fullname = strdup(name);
+	if (!e->name || !e->fullname) {
+		free(e->name);
+		free(e->fullname);
+		return -ENOMEM;
+	}
+	e->label_len = snprintf(e->label, sizeof(e->label), "%s: ", name);
+	if (e->label_len >= sizeof(e->label))
+		e->label_len = sizeof(e->label) - 1;
+	return r->nev++;
+}
+
 int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 			    const char *filter, struct ktrace_err *err)
 {
 	const char *c = strchr(event, ':');
 	char *sys, *name, *dir, *buf;
 	struct tep_event *te;
+	uint64_t config;
+	uint32_t type;
 	size_t len;
 	int ret, id;
 
-	if (!c)
+	if (!c && !kt_counter_lookup(event, &type, &config)) {
+		if (filter)
+			return ktrace_err_set(err, EINVAL,
+					      "'%s' is a sampling event: it takes no --filter",
+					      event);
+		ret = kt_record_add_counter(r, event, type, config);
+		return ret < 0 ? ktrace_err_set(err, -ret, "out of memory") :
+				 ret;
+	}
+	if (!c) {
+		char list[512];
+
+		kt_counter_list(list, sizeof(list));
 		return ktrace_err_set(err, EINVAL,
-				      "bad event '%s': expected SYSTEM:EVENT",
-				      event);
+				      "bad event '%s': expected SYSTEM:EVENT or a sampling event (%s)",
+				      event, list);
+	}
 	sys = strndup(event, c - event);
 	name = strdup(c + 1);
 	if (!sys || !name) {
@@ -309,9 +356,19 @@ int ktrace_record_open(struct ktrace_record *r,
 	if (!pe)
 		return -ENOMEM;
 	for (int i = 0; i < r->nev; i++) {
-		pe[i].type = PERF_TYPE_TRACEPOINT;
-		pe[i].config = r->ev[i].id;
+		pe[i].type = r->ev[i].type;
+		pe[i].config = r->ev[i].config;
 		pe[i].filter = r->ev[i].filter;
+		if (r->ev[i].te)
+			continue;
+		/* a sampling event: its address and period with each sample */
+		po.extra_sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		pe[i].period = opts->sample_period;
+		if (!opts->sample_period) {
+			pe[i].period = opts->sample_freq ? opts->sample_freq :
+							   KT_DEFAULT_FREQ;
+			pe[i].freq = true;
+		}
 	}
 	po.cpus = opts->cpus;
 	po.nr_cpus = opts->nr_cpus;
@@ -364,6 +421,14 @@ int ktrace_record_open(struct ktrace_record *r,
 				err->input = strdup(e->filter);
 			return ret;
 		}
+		if (fail.stage == KT_PERF_STAGE_OPEN && fail.event >= 0 &&
+		    fail.event < r->nev &&
+		    (r->ev[fail.event].type == PERF_TYPE_HARDWARE ||
+		     r->ev[fail.event].type == PERF_TYPE_HW_CACHE) &&
+		    kt_counter_unsupported(-ret))
+			return ktrace_err_set(err, -ret,
+					      "cannot record '%s': this machine has no hardware performance counters (no PMU); software events work: cpu-clock, task-clock, page-faults...",
+					      r->ev[fail.event].name);
 		if (fail.stage == KT_PERF_STAGE_OPEN && opts->cpus &&
 		    fail.cpu >= 0 && (ret == -EINVAL || ret == -ENODEV ||
 				      ret == -ENXIO)) {
@@ -425,7 +490,8 @@ int ktrace_record_open(struct ktrace_record *r,
 	/* Tasks already running mapped their binaries before the recording
 	 * began: no MMAP2 record will name them. Read their maps now (as
 	 * perf synthesizes them) so that their user frames get names. */
-	if (opts->callchain && !opts->enable_on_exec)
+	if ((opts->callchain || (r->sample_type & PERF_SAMPLE_IP)) &&
+	    !opts->enable_on_exec)
 		read_running_maps(r, opts->pids, opts->nr_pids);
 	r->merge = kt_merge_alloc(kt_perf_nr_rings(r->perf), &r->mcfg,
 				  kt_record_emit, r);
@@ -603,6 +669,7 @@ int kt_record_parse_sample(struct ktrace_record *r,
 	}
 	if (st & PERF_SAMPLE_IP) {
 		NEED(8);
+		memcpy(&s->ip, p, 8);
 		p += 8;
 	}
 	if (st & PERF_SAMPLE_TID) {
@@ -636,6 +703,7 @@ int kt_record_parse_sample(struct ktrace_record *r,
 	}
 	if (st & PERF_SAMPLE_PERIOD) {
 		NEED(8);
+		memcpy(&s->period, p, 8);
 		p += 8;
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
@@ -681,8 +749,10 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		/* libtraceevent reads the common header unchecked. */
-		if (kt_record_parse_sample(r, h, &s) || s.raw_size < 8)
+		/* libtraceevent reads the common header unchecked; a
+		 * sampling event has no data (the kernel pads RAW) */
+		if (kt_record_parse_sample(r, h, &s) ||
+		    (r->ev[s.event].te && s.raw_size < 8))
 			return 0;
 		r->samples++;
 		r->per_event[s.event]++;

@@ -38,6 +38,10 @@ extern const struct kt_record_source kt_record_file_source;
 const char *kt_record_comm(struct ktrace_record *r, int pid);
 
 struct rec_event {
+	/* tracepoints and probes: PERF_TYPE_TRACEPOINT, config = id, te set;
+	 * sampling events: their perf type and config, no te */
+	uint32_t type;
+	uint64_t config;
 	char *system, *name;
 	char *fullname;		/* "system:event" */
 	int id;
@@ -133,6 +137,9 @@ int kt_record_ids_set(struct ktrace_record *r, const uint64_t *ids,
 int kt_record_add_format(struct ktrace_record *r, const char *system,
 			 const char *name, int id, const char *format,
 			 size_t len);
+/* A sampling event (a counter name of kt_counter_lookup); its index. */
+int kt_record_add_counter(struct ktrace_record *r, const char *name,
+			  uint32_t type, uint64_t config);
 void kt_record_set_comm(struct ktrace_record *r, int pid, const char *comm);
 void kt_record_free_stacks(struct ktrace_record *r);
 void kt_record_free_file(struct ktrace_record *r);
@@ -163,6 +170,10 @@ const struct perf_event_header *
 kt_record_unwind(struct ktrace_record *r, const struct perf_event_header *h);
 /* A JSON string (quoted, escaped) of at most n bytes of s, onto q. */
 void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n);
+/* Append the sampled address of s, symbolized ("ip sym+0xoff (dso)", or
+ * JSON members "ip" and "sym"), to r->seq. */
+void kt_record_format_ip(struct ktrace_record *r,
+			 const struct ktrace_sample *s, bool json);
 /* Append the symbolized call chain of s to the trace_seq / JSON. */
 void kt_record_format_stack(struct ktrace_record *r,
 			    const struct ktrace_sample *s, bool json);

@@ -41,8 +41,9 @@ void kt_record_note_mmap(struct ktrace_record *r,
 	max = h->size - sizeof(*m);
 	/* files only: "//anon" is the kernel's name for anonymous memory
 	 * (JIT code, named by /tmp/perf-PID.map instead) */
-	if (!memchr(m->filename, '\0', max) || m->filename[0] != '/' ||
-	    !strncmp(m->filename, "//", 2) || !(m->prot & 4 /* PROT_EXEC */))
+	if (!memchr(m->filename, '\0', max) || !(m->prot & 4 /* PROT_EXEC */) ||
+	    (strcmp(m->filename, KT_VDSO_NAME) &&
+	     (m->filename[0] != '/' || !strncmp(m->filename, "//", 2))))
 		return;
 	kt_record_add_map(r, m->pid, m->addr, m->len, m->pgoff, m->filename,
 			  false);
@@ -211,7 +212,8 @@ void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start,
 			   &end, perms, &off, file) < 4)
 			continue;
-		if (perms[2] != 'x' || file[0] != '/')
+		if (perms[2] != 'x' ||
+		    (file[0] != '/' && strcmp(file, KT_VDSO_NAME)))
 			continue;
 		kt_record_add_map(r, pid, start, end - start, off, file, true);
 	}
@@ -273,8 +275,13 @@ static void ubin_load(struct ubin *b)
 
 	elf_version(EV_CURRENT);
 	/* Paths may come from an untrusted file: regular files only, and
-	 * never block on a FIFO or a device. */
-	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	 * never block on a FIFO or a device. The vdso: ktrace's own. */
+	if (!strcmp(b->path, KT_VDSO_NAME))
+		fd = kt_vdso_path() ? open(kt_vdso_path(), O_RDONLY | O_CLOEXEC) :
+				      -1;
+	else
+		fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+			  O_NOCTTY);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
@@ -503,6 +510,12 @@ static struct fcache_ent *user_frame(struct ktrace_record *r, int pid,
 	return NULL;
 }
 
+/* Is ip in the kernel's half of the address space? */
+static bool kernel_ip(uint64_t ip)
+{
+	return ip >> 63;	/* x86-64 and arm64: the upper half */
+}
+
 static bool used_add(struct ubin *b, uint64_t off)
 {
 	size_t i;
@@ -557,30 +570,43 @@ static void mark_user(struct ktrace_record *r, int pid, uint64_t ip)
 		used_add(b, ip);
 }
 
+static void mark_kernel(struct ktrace_record *r, uint64_t ip)
+{
+	const struct kt_sym *k;
+	size_t at;
+
+	if (!r->ksym_used || !(k = kt_symtab_lookup(&r->ksyms, ip)))
+		return;
+	at = k - r->ksyms.v;
+	r->ksym_used[at / 8] |= 1 << (at % 8);
+}
+
 void kt_record_mark_frames(struct ktrace_record *r,
 			   const struct perf_event_header *h)
 {
 	struct ktrace_sample s;
 	bool kernel = true;
 
-	if (kt_record_parse_sample(r, h, &s) || !s.nr_ips)
+	if (kt_record_parse_sample(r, h, &s))
 		return;
+	/* a sampling event's own address */
+	if ((r->sample_type & PERF_SAMPLE_IP) && !r->ev[s.event].te) {
+		if (kernel_ip(s.ip))
+			mark_kernel(r, s.ip);
+		else
+			mark_user(r, s.pid, s.ip);
+	}
 	for (uint32_t i = 0; i < s.nr_ips; i++) {
 		uint64_t ip = s.ips[i];
-		const struct kt_sym *k;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		if (!kernel) {
+		if (kernel)
+			mark_kernel(r, ip);
+		else
 			mark_user(r, s.pid, ip);
-		} else if (r->ksym_used &&
-			   (k = kt_symtab_lookup(&r->ksyms, ip))) {
-			size_t at = k - r->ksyms.v;
-
-			r->ksym_used[at / 8] |= 1 << (at % 8);
-		}
 	}
 }
 
@@ -626,6 +652,43 @@ int kt_record_load_uframe(struct ktrace_record *r, const char *path,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void kt_record_format_ip(struct ktrace_record *r,
+			 const struct ktrace_sample *s, bool json)
+{
+	struct trace_seq *q = &r->seq;
+	const char *frame, *last;
+	uint64_t off = 0;
+	char buf[512];
+
+	if (kernel_ip(s->ip)) {
+		const char *name;
+
+		r->src->ksyms(r);
+		name = kt_symtab_find(&r->ksyms, s->ip, &off);
+		if (name)
+			snprintf(buf, sizeof(buf), "%s+0x%llx ([kernel.kallsyms])",
+				 name, (unsigned long long)off);
+		else
+			snprintf(buf, sizeof(buf), "[unknown] ([kernel.kallsyms])");
+		frame = buf;
+	} else {
+		struct fcache_ent *e = user_frame(r, s->pid, s->ip, buf,
+						  sizeof(buf));
+
+		frame = e ? e->text : buf;
+	}
+	/* the function that holds it: the last line (inlined ones first) */
+	last = strrchr(frame, '\n');
+	last = last ? last + 1 : frame;
+	if (json) {
+		trace_seq_printf(q, ", \"ip\": %llu, \"sym\": ",
+				 (unsigned long long)s->ip);
+		kt_json_seq_str(q, last, strlen(last));
+	} else {
+		trace_seq_printf(q, "%16llx %s", (unsigned long long)s->ip, last);
+	}
 }
 
 void kt_record_format_stack(struct ktrace_record *r,

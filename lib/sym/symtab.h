@@ -72,6 +72,10 @@ int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 /* Add the symbols of a JIT map (/tmp/perf-PID.map); 0 or -errno
  * (-EPERM: not owned by this user or root, or not a regular file). */
 int kt_symtab_load_perf_map(struct kt_symtab *t, const char *path);
+/* The name processes give their vdso mapping. */
+#define KT_VDSO_NAME "[vdso]"
+/* A path to a copy of this machine's vdso image (vdso.c), or NULL. */
+const char *kt_vdso_path(void);
 /* Sort by address and give the symbols of unknown size their extent. */
 void kt_symtab_sort(struct kt_symtab *t);
 

@@ -178,9 +178,14 @@ static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
 	 * (exec, dlclose then dlopen at the same place). */
 	for (int i = nr_maps - 1; i >= 0 && nseen < UW_MODS; i--) {
 		const struct kt_map *m = &maps[i];
+		const char *file = m->path;
 		bool hidden = false;
 
-		if (m->pid != pid || !m->path || m->path[0] != '/')
+		if (m->pid != pid || !file)
+			continue;
+		if (!strcmp(file, KT_VDSO_NAME))
+			file = kt_vdso_path();
+		if (!file || file[0] != '/')
 			continue;
 		for (int j = 0; j < nseen && !hidden; j++)
 			hidden = m->start < seen[j].hi &&
@@ -191,7 +196,7 @@ static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
 		seen[nseen].hi = m->start + m->len;
 		nseen++;
 		/* The load bias: file offset pgoff is at start. */
-		dwfl_report_elf(dwfl, base_name(m->path), m->path, -1,
+		dwfl_report_elf(dwfl, base_name(m->path), file, -1,
 				m->start - m->pgoff, false);
 	}
 	dwfl_report_end(dwfl, NULL, NULL);

@@ -582,6 +582,49 @@ t_record_libc_uprobe_stack_in_python() {
 	expect_eq "no unknown frame" "$(grep -c '\[unknown\]' $RT.out)" 0
 }
 
+# Sampling events: cpu-clock at -F 99 on a child busy for 1 s of CPU gives
+# 99 samples (within 5 %), each naming the function it hit; -c PERIOD,
+# stacks, a file, and a clear refusal of hardware events without a PMU.
+BUSY=$TARGETS/busy
+t_record_sampling_cpu_clock() {
+	$KTRACE record -e cpu-clock -F 99 -- $BUSY 1000 >$RT.out 2>$RT.err \
+		|| fail "record -F 99: $(cat $RT.err)" || return 1
+	n=$(grep -c ' cpu-clock: ' $RT.out)
+	[ "$n" -ge 94 ] && [ "$n" -le 104 ] || fail "-F 99 for 1 s: $n samples" || return 1
+	# every sample is named, in the target (its loop or the CPU clock
+	# it reads) or in libc/the vdso under it
+	expect_eq "samples named" "$(grep ' cpu-clock: ' $RT.out | grep -c '\[unknown\]')" 0 || return 1
+	s=$(grep ' cpu-clock: ' $RT.out | grep -cE ' (inner|outer)_spin\+0x[0-9a-f]+ \(.*/busy\)$')
+	[ "$s" -ge $((n * 9 / 10)) ] || fail "only $s of $n samples in the spinning functions" || return 1
+	# -c: a sample every 1 ms of CPU (cpu-clock counts ns)
+	$KTRACE record -e cpu-clock -c 1000000 -- $BUSY 500 >$RT.out 2>$RT.err \
+		|| fail "record -c: $(cat $RT.err)" || return 1
+	n=$(grep -c ' 1000000 cpu-clock: ' $RT.out)
+	[ "$n" -ge 475 ] && [ "$n" -le 525 ] || fail "-c 1ms for 0.5 s: $n samples" || return 1
+	# stacks, mixed with a tracepoint, through a file
+	$KTRACE record -g -o $RT.dat -e cpu-clock -F 50 -e syscalls:sys_enter_getppid -- $BUSY 400 >/dev/null 2>$RT.err \
+		|| fail "record -g -o: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	n=$(chain_frames $RT.rep | grep -cE '^(inner_spin;)?outer_spin;main;__libc_start_call_main;__libc_start_main;_start$')
+	[ "$n" -ge 18 ] || fail "sampled stacks: $n of $(grep -c cpu-clock $RT.rep)" || return 1
+	$KTRACE report --json -i $RT.dat | python3 -c '
+import json, sys
+recs = [json.loads(l) for l in sys.stdin]
+assert recs and all(r["event"] == "cpu-clock" and type(r["period"]) is int and r["sym"] and r["stack"] for r in recs), recs[:2]
+' || fail "report --json of samples" || return 1
+	# the vdso: named and unwound through, from ktrace's own copy
+	$KTRACE record -g -e cpu-clock -F 500 -- $TARGETS/clockread 20000000 >$RT.out 2>$RT.err \
+		|| fail "record clockread: $(cat $RT.err)" || return 1
+	n=$(chain_frames $RT.out | grep -cE '^__vdso_clock_gettime;clock_gettime;reader;main;')
+	[ "$n" -ge 1 ] || fail "no [vdso] stack in $(chain_frames $RT.out | sort | uniq -c | sort -rn | head -3)" || return 1
+	expect_eq "vdso dso" "$(grep -cE $'^\t +[0-9a-f]+ __vdso_clock_gettime\+0x[0-9a-f]+ \\(\\[vdso\\]\\)$' $RT.out)" "$n" || return 1
+	expect_status 1 $KTRACE record -e cycles -- true || return 1
+	expect_contains "no PMU" "$ERR" "cannot record 'cycles': this machine has no hardware performance counters" || return 1
+	expect_status 2 $KTRACE record -e cpu-clock -F 0 -- true || return 1
+	expect_status 1 $KTRACE record -e cpu-clock --filter 'x == 1' -- true || return 1
+	expect_contains "no filter" "$ERR" "takes no --filter"
+}
+
 # ---------------------------------------------------------- lost records
 
 LOST_N=1000000

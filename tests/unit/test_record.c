@@ -459,7 +459,7 @@ static void test_callchain(void **state)
 static void test_crafted_files_refused(void **state)
 {
 	char *fmt = sched_switch_format(), *bad, *at, *path;
-	struct file_opts o = { .extra_st = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD };
+	struct file_opts o = { .extra_st = PERF_SAMPLE_ADDR | PERF_SAMPLE_READ };
 	struct ktrace_err err = { .pos = -1 };
 	struct ktrace_record *r;
 
