@@ -7,7 +7,7 @@
 #include "ktrace_cmd.h"
 
 static const char report_usage[] =
-	"Usage: ktrace report [-i FILE] [--json] [--raw] [--header]\n"
+	"Usage: ktrace report [-i FILE] [--json] [--raw] [--header] [--sort KEYS | --folded]\n"
 	"Print a recording made with `ktrace record -o FILE` exactly as the live\n"
 	"run would have printed it. The file is self-contained: it can be read on\n"
 	"another machine.\n"
@@ -17,6 +17,12 @@ static const char report_usage[] =
 	"  -j, --json        one JSON object per record\n"
 	"  -D, --raw         dump every perf record: type, size, header fields\n"
 	"      --header      print only what the file says about its recording\n"
+	"  -s, --sort KEYS   a flat profile, like perf report: overhead (share of the\n"
+	"                    sampled period; 1 per record for tracepoints), samples,\n"
+	"                    then KEYS, any of comm,dso,sym,event (default comm,dso,sym);\n"
+	"                    by the record's own address (its innermost frame)\n"
+	"      --folded      one line per distinct stack, 'comm;outer;...;inner COUNT',\n"
+	"                    the input of flame graph tools\n"
 	"  -h, --help        this help\n";
 
 static const struct option report_opts[] = {
@@ -24,16 +30,311 @@ static const struct option report_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "raw", no_argument, NULL, 'D' },
 	{ "header", no_argument, NULL, 'H' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "folded", no_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* ------------------------------------------------------------- profiles */
+
+enum sort_key { SK_COMM, SK_DSO, SK_SYM, SK_EVENT, SK_NR };
+static const char *const sort_names[SK_NR] = { "comm", "dso", "sym", "event" };
+static const char *const sort_titles[SK_NR] = {
+	"Command", "Shared Object", "Symbol", "Event",
+};
+
+/* One row of a profile: its key text and what it adds up. */
+struct prow {
+	char *key;		/* fields joined by '\t' (profile) or ';' */
+	unsigned long long samples, period;
+};
+
+struct profile {
+	struct prow *v;		/* open addressing, cap a power of 2 */
+	size_t cap, n;
+	unsigned long long samples, period;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Add a sample to row key (taken over: freed here when not kept). */
+static int profile_add(struct profile *p, char *key, uint64_t period)
+{
+	size_t i;
+
+	if (2 * (p->n + 1) > p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct prow *nv = calloc(cap, sizeof(*nv));
+
+		if (!nv) {
+			free(key);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < p->cap; j++) {
+			if (!p->v[j].key)
+				continue;
+			for (i = str_hash(p->v[j].key) & (cap - 1); nv[i].key;
+			     i = (i + 1) & (cap - 1))
+				;
+			nv[i] = p->v[j];
+		}
+		free(p->v);
+		p->v = nv;
+		p->cap = cap;
+	}
+	for (i = str_hash(key) & (p->cap - 1); p->v[i].key;
+	     i = (i + 1) & (p->cap - 1))
+		if (!strcmp(p->v[i].key, key))
+			break;
+	if (p->v[i].key) {
+		free(key);
+	} else {
+		p->v[i].key = key;
+		p->n++;
+	}
+	p->v[i].samples++;
+	p->v[i].period += period;
+	p->samples++;
+	p->period += period;
+	return 0;
+}
+
+static void profile_free(struct profile *p)
+{
+	for (size_t i = 0; i < p->cap; i++)
+		free(p->v[i].key);
+	free(p->v);
+}
 
 struct report_run {
 	struct kt_ctx *ctx;
 	struct ktrace_record *rec;
 	bool json;
 	unsigned long long n;
+	/* --sort / --folded */
+	enum sort_key keys[SK_NR];
+	int nkeys;
+	bool folded;
+	struct profile prof;		/* --folded: every event */
+	struct profile *per_event;	/* --sort: one per event, as perf */
+	int nr_events;
+	int error;
 };
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+#define MAX_FRAMES 256
+
+static int profile_one(void *arg, const struct ktrace_sample *s)
+{
+	struct report_run *run = arg;
+	struct ktrace_frame fr[MAX_FRAMES];
+	char comm[32], *key = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	if (s->type != KTRACE_SAMPLE_EVENT)
+		return 0;
+	n = ktrace_record_frames(run->rec, s, fr, MAX_FRAMES);
+	ktrace_record_comm(run->rec, s->tid, comm, sizeof(comm));
+	f = open_memstream(&key, &len);
+	if (!f)
+		return run->error = -ENOMEM;
+	if (run->folded) {
+		/* stackcollapse-perf.pl's line: comm, then outermost first */
+		fputs(comm, f);
+		for (int i = n - 1; i >= 0; i--)
+			fprintf(f, ";%s", fr[i].sym);
+	} else {
+		for (int k = 0; k < run->nkeys; k++) {
+			const char *v;
+
+			switch (run->keys[k]) {
+			case SK_COMM:
+				v = comm;
+				break;
+			case SK_DSO:
+				v = n ? base_name(fr[0].dso) : "[none]";
+				break;
+			case SK_SYM:
+				v = n ? fr[0].sym : "[none]";
+				break;
+			default:
+				v = ktrace_record_event_name(run->rec, s->event);
+				break;
+			}
+			fprintf(f, "%s%s", k ? "\t" : "", v ? v : "?");
+		}
+	}
+	if (fclose(f)) {
+		free(key);
+		return run->error = -ENOMEM;
+	}
+	if (!run->folded && s->event >= run->nr_events) {
+		struct profile *nv = realloc(run->per_event,
+					     (s->event + 1) * sizeof(*nv));
+
+		if (!nv) {
+			free(key);
+			return run->error = -ENOMEM;
+		}
+		memset(nv + run->nr_events, 0,
+		       (s->event + 1 - run->nr_events) * sizeof(*nv));
+		run->per_event = nv;
+		run->nr_events = s->event + 1;
+	}
+	run->error = profile_add(run->folded ? &run->prof :
+				 &run->per_event[s->event], key,
+				 s->period ? s->period : 1);
+	return run->error;
+}
+
+static int row_by_period(const void *a, const void *b)
+{
+	const struct prow *x = a, *y = b;
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int row_by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct prow *)a)->key,
+		      ((const struct prow *)b)->key);
+}
+
+/* One event's profile (or the folded stacks of all). */
+static void print_profile(struct report_run *run, struct profile *p,
+			  const char *event)
+{
+	struct ktrace_json *j = run->json ? kt_json(run->ctx) : NULL;
+	FILE *out = run->ctx->out;
+	size_t n = 0;
+
+	/* rows to the front, then sorted */
+	for (size_t i = 0; i < p->cap; i++) {
+		struct prow row = p->v[i];
+
+		p->v[i].key = NULL;
+		if (row.key)
+			p->v[n++] = row;
+	}
+	qsort(p->v, n, sizeof(*p->v), run->folded ? row_by_key : row_by_period);
+	if (run->folded) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s %llu\n", p->v[i].key, p->v[i].samples);
+		return;
+	}
+	if (j) {
+		ktrace_json_object_begin(j);
+		kt_jstr(j, "event", event);
+		kt_juint(j, "samples", p->samples);
+		kt_juint(j, "period", p->period);
+		ktrace_json_key(j, "rows");
+		ktrace_json_array_begin(j);
+	} else {
+		fprintf(out, "# Event: %s\n# Samples: %llu, period %llu\n#\n# Overhead  Samples",
+			event, p->samples, p->period);
+		for (int k = 0; k < run->nkeys; k++)
+			fprintf(out, "  %s", sort_titles[run->keys[k]]);
+		fputs("\n#\n", out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double pct = p->period ? 100.0 * p->v[i].period / p->period : 0;
+		char *field = p->v[i].key;
+
+		if (j) {
+			ktrace_json_object_begin(j);
+			ktrace_json_key(j, "overhead");
+			ktrace_json_double(j, pct);
+			kt_juint(j, "samples", p->v[i].samples);
+			kt_juint(j, "period", p->v[i].period);
+		} else {
+			fprintf(out, "%9.2f%%  %7llu", pct, p->v[i].samples);
+		}
+		for (int k = 0; k < run->nkeys; k++) {
+			char *tab = strchr(field, '\t');
+
+			if (tab)
+				*tab = '\0';
+			if (j)
+				kt_jstr(j, sort_names[run->keys[k]], field);
+			else
+				fprintf(out, "  %s", field);
+			field = tab ? tab + 1 : field + strlen(field);
+		}
+		if (j)
+			ktrace_json_object_end(j);
+		else
+			putc('\n', out);
+	}
+	if (j) {
+		ktrace_json_array_end(j);
+		ktrace_json_object_end(j);
+	} else {
+		putc('\n', out);
+	}
+}
+
+static void print_profiles(struct report_run *run)
+{
+	struct ktrace_json *j = run->json ? kt_json(run->ctx) : NULL;
+
+	if (run->folded) {
+		print_profile(run, &run->prof, NULL);
+		return;
+	}
+	if (j)
+		ktrace_json_array_begin(j);
+	for (int e = 0; e < run->nr_events; e++)
+		if (run->per_event[e].n)
+			print_profile(run, &run->per_event[e],
+				      ktrace_record_event_name(run->rec, e));
+	if (j)
+		ktrace_json_array_end(j);
+}
+
+/* "comm,dso,sym" into run->keys; a usage error for anything else. */
+static int sort_parse(struct kt_ctx *ctx, struct report_run *run,
+		      const char *arg)
+{
+	const char *p = arg;
+
+	run->nkeys = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < SK_NR; k++)
+			if (strlen(sort_names[k]) == len &&
+			    !strncmp(sort_names[k], p, len))
+				break;
+		if (k == SK_NR || run->nkeys == SK_NR)
+			return kt_usage_error(ctx, NULL,
+					      "bad sort key in '%s': comm, dso, sym or event",
+					      arg);
+		run->keys[run->nkeys++] = k;
+		p += len + (p[len] == ',');
+	}
+	if (!run->nkeys)
+		return kt_usage_error(ctx, NULL, "empty --sort");
+	return KT_OK;
+}
 
 static int print_one(void *arg, const struct ktrace_sample *s)
 {
@@ -126,13 +427,23 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_err err = { .pos = -1 };
 	struct report_run run = { .ctx = ctx };
 	const char *input = "ktrace.data";
-	bool raw = false, header = false;
+	bool raw = false, header = false, profile = false;
 	long n;
-	int opt;
+	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+i:jDHh", report_opts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "+i:jDHs:h", report_opts,
+				  NULL)) != -1) {
 		switch (opt) {
+		case 's':
+			ret = sort_parse(ctx, &run, optarg);
+			if (ret)
+				return ret;
+			profile = true;
+			break;
+		case 'F':
+			run.folded = true;
+			profile = true;
+			break;
 		case 'i':
 			input = optarg;
 			break;
@@ -158,6 +469,18 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		return kt_usage_error(ctx, report_usage,
 				      "unexpected argument '%s' (the file goes with -i)",
 				      argv[optind]);
+	if (profile && (raw || header || (run.folded && run.nkeys)))
+		return kt_usage_error(ctx, report_usage,
+				      "--sort, --folded, --raw and --header go alone");
+	if (run.folded && ctx->json)
+		return kt_usage_error(ctx, report_usage,
+				      "--folded is text (the flame graph tools' format)");
+	if (profile && !run.folded && !run.nkeys) {
+		run.keys[0] = SK_COMM;
+		run.keys[1] = SK_DSO;
+		run.keys[2] = SK_SYM;
+		run.nkeys = 3;
+	}
 	run.rec = ktrace_record_load(input, &err);
 	if (!run.rec) {
 		int ret = kt_error_detail(ctx, KT_FAIL, &err);
@@ -175,10 +498,19 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		ktrace_record_free(run.rec);
 		return KT_OK;
 	}
-	n = ktrace_record_replay(run.rec, raw ? NULL : print_one, &run,
+	n = ktrace_record_replay(run.rec, raw ? NULL :
+				 profile ? profile_one : print_one, &run,
 				 raw ? print_raw : NULL, &run);
+	if (profile && n >= 0 && !run.error)
+		print_profiles(&run);
+	profile_free(&run.prof);
+	for (int e = 0; e < run.nr_events; e++)
+		profile_free(&run.per_event[e]);
+	free(run.per_event);
 	fflush(ctx->out);
 	ktrace_record_free(run.rec);
+	if (run.error)
+		return kt_error(ctx, KT_FAIL, "out of memory");
 	if (n < 0)
 		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
 				n == -EBADMSG ?

@@ -447,6 +447,25 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 long ktrace_record_drain(struct ktrace_record *r, ktrace_sample_fn fn,
 			 void *ctx);
 
+/* One frame of a sample's stack, for profiles (report --sort, --folded). */
+struct ktrace_frame {
+	uint64_t ip;
+	const char *sym;	/* function, no offset; "[unknown]" */
+	const char *dso;	/* binary path, "[kernel.kallsyms]", "[vdso]",
+				 * "[unknown]" */
+	bool inlined;		/* inlined into the frame after it */
+};
+
+/*
+ * The frames of s, innermost first, at most max into v: its call chain
+ * (-g), inlined functions as frames of their own, or else a sampling
+ * event's own address. Strings are owned by r (valid until
+ * ktrace_record_free()). Returns how many (0: s has no address).
+ */
+int ktrace_record_frames(struct ktrace_record *r,
+			 const struct ktrace_sample *s,
+			 struct ktrace_frame *v, int max);
+
 /*
  * Format s as one text line (like perf script, no newline) or, when json,
  * one JSON object with typed fields. Returns a pointer to an internal

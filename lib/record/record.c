@@ -125,6 +125,7 @@ void ktrace_record_free(struct ktrace_record *r)
 	free(r->uw_rec);
 	kt_symtab_free(&r->ksyms);
 	kt_record_free_stacks(r);
+	kt_record_free_interned(r);
 	trace_seq_destroy(&r->seq);
 	if (r->plugins)
 		tep_unload_plugins(r->plugins, r->tep);

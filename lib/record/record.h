@@ -119,6 +119,9 @@ struct ktrace_record {
 	int nr_maps;
 	void *usyms;		/* per-binary symbol tables (record_stack.c) */
 	uint64_t *ips;
+	/* frame names and binaries for profiles, one copy each (stack.c) */
+	char **interned;
+	size_t interned_cap, nr_interned;
 	/* DWARF unwinding while recording (stack.c): the rings' records
 	 * carry registers and a stack copy (raw_sample_type); each sample
 	 * is rewritten with its unwound frames before anything else sees
@@ -142,6 +145,7 @@ int kt_record_add_counter(struct ktrace_record *r, const char *name,
 			  uint32_t type, uint64_t config);
 void kt_record_set_comm(struct ktrace_record *r, int pid, const char *comm);
 void kt_record_free_stacks(struct ktrace_record *r);
+void kt_record_free_interned(struct ktrace_record *r);
 void kt_record_free_file(struct ktrace_record *r);
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
 /* Mark the kernel symbols and user frames of a sample's call chain for

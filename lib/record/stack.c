@@ -224,6 +224,9 @@ void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
 struct fcache_ent {
 	uint64_t off;		/* file offset of the address */
 	char *text;		/* NULL: free slot */
+	/* the text's lines as frames (ktrace_record_frames), made once */
+	struct ktrace_frame *fr;
+	int nfr;
 };
 
 /* One binary's symbols by virtual address plus its PT_LOAD segments. */
@@ -359,8 +362,12 @@ void kt_record_free_stacks(struct ktrace_record *r)
 			free(b->path);
 			kt_symtab_free(&b->syms);
 			kt_dwarf_file_free(b->dw);
-			for (size_t c = 0; c < b->cache_cap; c++)
+			for (size_t c = 0; c < b->cache_cap; c++) {
 				free(b->cache[c].text);
+				for (int k = 0; k < b->cache[c].nfr; k++)
+					free((char *)b->cache[c].fr[k].sym);
+				free(b->cache[c].fr);
+			}
 			free(b->cache);
 			free(b->used);
 		}
@@ -402,6 +409,8 @@ static struct fcache_ent *fcache_put(struct ubin *b, uint64_t off,
 		;
 	b->cache[i].off = off;
 	b->cache[i].text = text;
+	b->cache[i].fr = NULL;
+	b->cache[i].nfr = 0;
 	b->cache_n++;
 	return &b->cache[i];
 }
@@ -748,4 +757,206 @@ void kt_record_format_stack(struct ktrace_record *r,
 	}
 	if (json)
 		trace_seq_putc(q, ']');
+}
+
+/* ------------------------------------------------------------- profiles */
+
+/*
+ * A string owned by r, equal to s[0..n): one copy of each (the names and
+ * binaries of frames). NULL when out of memory.
+ */
+static const char *intern(struct ktrace_record *r, const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (unsigned char)s[k]) * 1099511628211ull;
+	if (2 * (r->nr_interned + 1) > r->interned_cap) {
+		size_t cap = r->interned_cap ? 2 * r->interned_cap : 512;
+		char **nv = calloc(cap, sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		for (size_t j = 0; j < r->interned_cap; j++) {
+			const char *t = r->interned[j];
+			uint64_t g = 1469598103934665603ull;
+
+			if (!t)
+				continue;
+			for (const char *c = t; *c; c++)
+				g = (g ^ (unsigned char)*c) * 1099511628211ull;
+			for (i = g & (cap - 1); nv[i]; i = (i + 1) & (cap - 1))
+				;
+			nv[i] = r->interned[j];
+		}
+		free(r->interned);
+		r->interned = nv;
+		r->interned_cap = cap;
+	}
+	for (i = h & (r->interned_cap - 1); r->interned[i];
+	     i = (i + 1) & (r->interned_cap - 1))
+		if (!strncmp(r->interned[i], s, n) && !r->interned[i][n])
+			return r->interned[i];
+	r->interned[i] = strndup(s, n);
+	if (!r->interned[i])
+		return NULL;
+	r->nr_interned++;
+	return r->interned[i];
+}
+
+void kt_record_free_interned(struct ktrace_record *r)
+{
+	for (size_t i = 0; i < r->interned_cap; i++)
+		free(r->interned[i]);
+	free(r->interned);
+}
+
+/*
+ * The lines of a frame's text ("sym+0xoff (inlined)" ..., "sym+0xoff
+ * (path)") as frames; the binary of every one is b's.
+ */
+static int fcache_frames(struct ktrace_record *r, const struct ubin *b,
+			 struct fcache_ent *e)
+{
+	const char *dso = intern(r, b->path, strlen(b->path));
+	int n = 1;
+
+	if (e->fr)
+		return e->nfr;
+	for (const char *c = e->text; (c = strchr(c, '\n')); c++)
+		n++;
+	e->fr = calloc(n, sizeof(*e->fr));
+	if (!e->fr || !dso)
+		return 0;
+	for (const char *line = e->text; line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		const char *paren = NULL, *plus = NULL;
+		struct ktrace_frame *f = &e->fr[e->nfr];
+
+		for (const char *c = line; c < line + len; c++) {
+			if (c[0] == ' ' && c[1] == '(')
+				paren = c;
+			if (c[0] == '+' && c[1] == '0' && c[2] == 'x')
+				plus = c;
+		}
+		if (!paren)
+			paren = line + len;
+		if (!plus || plus > paren)
+			plus = paren;
+		f->sym = strndup(line, plus - line);
+		f->dso = dso;
+		f->inlined = !strncmp(paren, " (inlined)", 10);
+		if (f->sym)
+			e->nfr++;
+		line = nl ? nl + 1 : NULL;
+	}
+	return e->nfr;
+}
+
+/* The frames of user address ip of pid into v (at most max). */
+static int user_frames(struct ktrace_record *r, int pid, uint64_t ip,
+		       struct ktrace_frame *v, int max)
+{
+	const char *dso = NULL;
+	int n = 0;
+
+	for (int i = r->nr_maps - 1; i >= 0 && !dso; i--) {
+		const struct kt_map *m = &r->maps[i];
+		struct fcache_ent *e;
+		struct ubin *b;
+
+		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
+			continue;
+		b = ubin_get(r, m->path);
+		e = b ? ubin_frame(b, ip - m->start + m->pgoff) : NULL;
+		if (e && fcache_frames(r, b, e)) {
+			for (; n < e->nfr && n < max; n++)
+				v[n] = e->fr[n];
+			for (int k = 0; k < n; k++)
+				v[k].ip = ip;
+			return n;
+		}
+		dso = intern(r, m->path, strlen(m->path));
+	}
+	if (!dso && pid > 0) {
+		char path[64];
+		struct fcache_ent *e;
+		struct ubin *b;
+
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+		b = ubin_get(r, path);
+		e = b ? ubin_frame(b, ip) : NULL;
+		if (e && fcache_frames(r, b, e)) {
+			for (; n < e->nfr && n < max; n++)
+				v[n] = e->fr[n];
+			for (int k = 0; k < n; k++)
+				v[k].ip = ip;
+			return n;
+		}
+	}
+	if (max < 1)
+		return 0;
+	v[0].ip = ip;
+	v[0].sym = "[unknown]";
+	v[0].dso = dso ? dso : "[unknown]";
+	v[0].inlined = false;
+	return 1;
+}
+
+static int kernel_frame(struct ktrace_record *r, uint64_t ip,
+			struct ktrace_frame *f)
+{
+	const char *name = kt_symtab_find(&r->ksyms, ip, NULL), *mod;
+
+	f->ip = ip;
+	f->inlined = false;
+	f->sym = "[unknown]";
+	f->dso = "[kernel.kallsyms]";
+	if (!name)
+		return 1;
+	/* "name [mod]" */
+	mod = strchr(name, ' ');
+	f->sym = mod ? intern(r, name, mod - name) : name;
+	if (mod && mod[1] == '[')
+		f->dso = intern(r, mod + 1, strlen(mod + 1));
+	if (!f->sym || !f->dso) {
+		f->sym = "[unknown]";
+		f->dso = "[kernel.kallsyms]";
+	}
+	return 1;
+}
+
+int ktrace_record_frames(struct ktrace_record *r,
+			 const struct ktrace_sample *s,
+			 struct ktrace_frame *v, int max)
+{
+	bool kernel = true;
+	int n = 0;
+
+	if (s->type != KTRACE_SAMPLE_EVENT || max <= 0)
+		return 0;
+	r->src->ksyms(r);
+	if (!s->nr_ips) {
+		if (!(r->sample_type & PERF_SAMPLE_IP) || s->event < 0 ||
+		    s->event >= r->nev || r->ev[s->event].te)
+			return 0;
+		if (kernel_ip(s->ip))
+			return kernel_frame(r, s->ip, v);
+		return user_frames(r, s->pid, s->ip, v, max);
+	}
+	for (uint32_t i = 0; i < s->nr_ips && n < max; i++) {
+		uint64_t ip = s->ips[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (kernel)
+			n += kernel_frame(r, ip, &v[n]);
+		else
+			n += user_frames(r, s->pid, ip, v + n, max - n);
+	}
+	return n;
 }

@@ -612,6 +612,25 @@ import json, sys
 recs = [json.loads(l) for l in sys.stdin]
 assert recs and all(r["event"] == "cpu-clock" and type(r["period"]) is int and r["sym"] and r["stack"] for r in recs), recs[:2]
 ' || fail "report --json of samples" || return 1
+	# profiles: perf report's flat profile per event, and folded stacks
+	$KTRACE record -g -o $RT.dat -e cpu-clock -F 100 -e syscalls:sys_enter_getppid -- sh -c "$BUSY 500; $CHAIN 30" >/dev/null 2>$RT.err \
+		|| fail "record for report: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.dat --sort sym >$RT.rep 2>$RT.err || fail "report --sort: $(cat $RT.err)" || return 1
+	top=$(awk '/^# Event: cpu-clock/ { on = 1 } on && /^ +[0-9.]+%/ { print $1, $3; exit }' $RT.rep)
+	case "$top" in
+	9[0-9].*%" inner_spin"|100.00%" inner_spin") ;;
+	*) fail "top of the cpu-clock profile: '$top': $(cat $RT.rep)"; return 1 ;;
+	esac
+	# (sh itself calls getppid once)
+	expect_eq "tracepoint profile" "$(awk '/^# Event: syscalls:sys_enter_getppid/ { on = 1 } on && / syscall$/ { print $2 }' $RT.rep)" 30 || return 1
+	$KTRACE report -i $RT.dat --folded >$RT.rep 2>$RT.err || fail "report --folded: $(cat $RT.err)" || return 1
+	expect_eq "folded chain" "$(grep '^chain;' $RT.rep)" "chain;_start;__libc_start_main;__libc_start_call_main;main;alpha_fn;beta_fn;gamma_fn;syscall 30" || return 1
+	n=$(awk '$0 ~ /^busy;_start;__libc_start_main;__libc_start_call_main;main;outer_spin;inner_spin [0-9]+$/ { print $NF }' $RT.rep)
+	[ "${n:-0}" -ge 45 ] || fail "folded busy stacks: $(cat $RT.rep)" || return 1
+	# every line: frames, one space, a count (what flamegraph.pl reads)
+	expect_eq "folded lines" "$(grep -cvE '^[^;]+(;[^;]+)* [0-9]+$' $RT.rep)" 0 || return 1
+	expect_status 2 $KTRACE report -i $RT.dat --sort bogus || return 1
+	expect_status 2 $KTRACE report -i $RT.dat --folded --json || return 1
 	# the vdso: named and unwound through, from ktrace's own copy
 	$KTRACE record -g -e cpu-clock -F 500 -- $TARGETS/clockread 20000000 >$RT.out 2>$RT.err \
 		|| fail "record clockread: $(cat $RT.err)" || return 1
