@@ -157,8 +157,12 @@ static int profile_one(void *arg, const struct ktrace_sample *s)
 	if (run->folded) {
 		/* stackcollapse-perf.pl's line: comm, then outermost first */
 		fputs(comm, f);
-		for (int i = n - 1; i >= 0; i--)
-			fprintf(f, ";%s", fr[i].sym);
+		for (int i = n - 1; i >= 0; i--) {
+			putc(';', f);
+			/* ';' separates frames: ':' in names, as perf does */
+			for (const char *c = fr[i].sym; *c; c++)
+				putc(*c == ';' ? ':' : *c, f);
+		}
 	} else {
 		for (int k = 0; k < run->nkeys; k++) {
 			const char *v;

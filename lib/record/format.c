@@ -187,10 +187,16 @@ static const char *format_text(struct ktrace_record *r,
 
 	if (!p)
 		return "";
-	for (size_t i = clen; i < 16; i++)
-		*p++ = ' ';
+	/* perf script's shape, which flame graph tools parse: the command
+	 * first (left-aligned, never a leading blank), then the pid */
+	if (!clen || comm[0] == ' ') {
+		comm = "-";
+		clen = 1;
+	}
 	memcpy(p, comm, clen);
 	p += clen;
+	for (size_t i = clen; i < 16; i++)
+		*p++ = ' ';
 	*p++ = ' ';
 	p = put_int(p, s->pid, 7);
 	if (s->pid != s->tid) {
@@ -237,6 +243,8 @@ static const char *format_text(struct ktrace_record *r,
 	if (s->nr_ips) {
 		trace_seq_reset(&r->seq);
 		kt_record_format_stack(r, s, false);
+		/* a blank line ends a stack, as perf script prints it */
+		trace_seq_putc(&r->seq, '\n');
 		if (append_seq(r, &used))
 			return "";
 	}

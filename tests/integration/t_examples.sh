@@ -9,7 +9,7 @@ t_example_hello_trace_self() {
 	expect_contains "list" "$OUT" "events matching 'syscalls:sys_*_getppid': 2
   syscalls:sys_enter_getppid (tracepoint)
   syscalls:sys_exit_getppid (tracepoint)" || return 1
-	lines=$(echo "$OUT" | grep -E '^ +hello_trace +[0-9]+ \[[0-9]{3}\] [0-9]+\.[0-9]{9}: syscalls:sys_enter_getppid: ?$')
+	lines=$(echo "$OUT" | grep -E '^ *hello_trace +[0-9]+ \[[0-9]{3}\] [0-9]+\.[0-9]{9}: syscalls:sys_enter_getppid: ?$')
 	expect_eq "records" "$(echo "$lines" | wc -l)" 4 || return 1
 	expect_contains "first task" "$OUT" "first record from hello_trace (tid " || return 1
 	expect_contains "totals" "$OUT" "captured 4 records, printed 4, lost 0"
@@ -20,7 +20,7 @@ t_example_hello_trace_command() {
 		$EXB/target 3 || return 1
 	expect_contains "list" "$OUT" "  sched:sched_process_exec (tracepoint)" || return 1
 	expect_contains "target ran" "$OUT" "target: 9 orders, total 99" || return 1
-	expect_eq "records" "$(echo "$OUT" | grep -cE '^ +target +[0-9]+ \[[0-9]{3}\] .*: syscalls:sys_enter_getppid:')" 5 || return 1
+	expect_eq "records" "$(echo "$OUT" | grep -cE '^ *target +[0-9]+ \[[0-9]{3}\] .*: syscalls:sys_enter_getppid:')" 5 || return 1
 	expect_contains "first task" "$OUT" "first record from target (tid " || return 1
 	expect_contains "totals" "$OUT" "printed 5, lost 0" || return 1
 	# errors: an unknown event, a bad usage

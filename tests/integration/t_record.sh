@@ -629,6 +629,10 @@ assert recs and all(r["event"] == "cpu-clock" and type(r["period"]) is int and r
 	[ "${n:-0}" -ge 45 ] || fail "folded busy stacks: $(cat $RT.rep)" || return 1
 	# every line: frames, one space, a count (what flamegraph.pl reads)
 	expect_eq "folded lines" "$(grep -cvE '^[^;]+(;[^;]+)* [0-9]+$' $RT.rep)" 0 || return 1
+	# the text, read as flame graph tools read perf script, folds the same
+	$KTRACE report -i $RT.dat >$RT.txt 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	python3 tests/integration/perfscript_fold.py $RT.txt >$RT.fold || return 1
+	expect_eq "text read like perf script" "$(cat $RT.fold)" "$(LC_ALL=C sort $RT.rep)" || return 1
 	expect_status 2 $KTRACE report -i $RT.dat --sort bogus || return 1
 	expect_status 2 $KTRACE report -i $RT.dat --folded --json || return 1
 	# the vdso: named and unwound through, from ktrace's own copy

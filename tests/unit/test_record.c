@@ -293,14 +293,14 @@ static void test_text_format(void **state)
 	assert_int_equal(c.n, 3);	/* the COMM record is not handed out */
 	/* comm from the COMMS table; signed fields stay negative */
 	assert_string_equal(c.lines[0],
-		"          worker      11 [001] 1234.000000567: sched:sched_switch: "
+		"worker                11 [001] 1234.000000567: sched:sched_switch: "
 		"prev_comm=worker prev_pid=11 prev_prio=-1 prev_state=S ==> "
 		"next_comm=swapper/1 next_pid=0 next_prio=120");
 	assert_int_equal(c.types[1], KTRACE_SAMPLE_LOST);
 	assert_string_equal(c.lines[1], "[lost 42 records on cpu 1]");
 	/* a thread (pid != tid) whose comm came from a COMM record */
 	assert_string_equal(c.lines[2],
-		"        late\"one      11/12 [000] 1235.000000000: sched:sched_switch: "
+		"late\"one              11/12 [000] 1235.000000000: sched:sched_switch: "
 		"prev_comm=a\"b\\c\x01 prev_pid=12 prev_prio=120 prev_state=R ==> "
 		"next_comm=worker next_pid=11 next_prio=120");
 	ktrace_record_stats(c.r, &st);
