@@ -202,6 +202,16 @@ int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
 		     int (*add)(void *arg, int i, const char *event),
 		     void *arg);
 
+/* Flame graphs of folded stacks (cmd/flamegraph.c). */
+struct kt_flame;
+struct kt_flame *kt_flame_alloc(void);		/* NULL: no memory */
+void kt_flame_free(struct kt_flame *fg);	/* takes NULL */
+/* Add count samples of "comm;outer;...;inner". 0 or -ENOMEM. */
+int kt_flame_add(struct kt_flame *fg, const char *folded,
+		 unsigned long long count);
+/* The SVG (self-contained, interactive) onto f. 0 or -EIO. */
+int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title);
+
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);
 

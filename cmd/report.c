@@ -23,6 +23,8 @@ static const char report_usage[] =
 	"                    by the record's own address (its innermost frame)\n"
 	"      --folded      one line per distinct stack, 'comm;outer;...;inner COUNT',\n"
 	"                    the input of flame graph tools\n"
+	"      --flamegraph FILE.svg  a flame graph of the stacks: one SVG file that any\n"
+	"                    browser opens (hover: name and share; click: zoom)\n"
 	"  -h, --help        this help\n";
 
 static const struct option report_opts[] = {
@@ -32,6 +34,7 @@ static const struct option report_opts[] = {
 	{ "header", no_argument, NULL, 'H' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "folded", no_argument, NULL, 'F' },
+	{ "flamegraph", required_argument, NULL, 'G' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -313,6 +316,38 @@ static void print_profiles(struct report_run *run)
 		ktrace_json_array_end(j);
 }
 
+/* The folded stacks as a flame graph in path. 0 or -errno. */
+static int write_flamegraph(struct report_run *run, const char *path,
+			    const char *input)
+{
+	struct kt_flame *fg = kt_flame_alloc();
+	struct profile *p = &run->prof;
+	char title[512];
+	int ret = fg ? 0 : -ENOMEM;
+	FILE *f;
+
+	for (size_t i = 0; !ret && i < p->cap; i++)
+		if (p->v[i].key)
+			ret = kt_flame_add(fg, p->v[i].key, p->v[i].samples);
+	if (ret) {
+		kt_flame_free(fg);
+		return ret;
+	}
+	f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	if (!f) {
+		ret = -errno;
+		kt_flame_free(fg);
+		return ret;
+	}
+	snprintf(title, sizeof(title), "ktrace flame graph: %s, %llu samples",
+		 input, p->samples);
+	ret = kt_flame_write(fg, f, title);
+	if (f != stdout && fclose(f) && !ret)
+		ret = -errno;
+	kt_flame_free(fg);
+	return ret;
+}
+
 /* "comm,dso,sym" into run->keys; a usage error for anything else. */
 static int sort_parse(struct kt_ctx *ctx, struct report_run *run,
 		      const char *arg)
@@ -431,6 +466,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_err err = { .pos = -1 };
 	struct report_run run = { .ctx = ctx };
 	const char *input = "ktrace.data";
+	const char *svg = NULL;
 	bool raw = false, header = false, profile = false;
 	long n;
 	int opt, ret;
@@ -445,6 +481,11 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 			profile = true;
 			break;
 		case 'F':
+			run.folded = true;
+			profile = true;
+			break;
+		case 'G':
+			svg = optarg;
 			run.folded = true;
 			profile = true;
 			break;
@@ -478,7 +519,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 				      "--sort, --folded, --raw and --header go alone");
 	if (run.folded && ctx->json)
 		return kt_usage_error(ctx, report_usage,
-				      "--folded is text (the flame graph tools' format)");
+				      "--folded and --flamegraph are not JSON");
 	if (profile && !run.folded && !run.nkeys) {
 		run.keys[0] = SK_COMM;
 		run.keys[1] = SK_DSO;
@@ -505,7 +546,9 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	n = ktrace_record_replay(run.rec, raw ? NULL :
 				 profile ? profile_one : print_one, &run,
 				 raw ? print_raw : NULL, &run);
-	if (profile && n >= 0 && !run.error)
+	if (svg && n >= 0 && !run.error)
+		run.error = write_flamegraph(&run, svg, input);
+	else if (profile && n >= 0 && !run.error)
 		print_profiles(&run);
 	profile_free(&run.prof);
 	for (int e = 0; e < run.nr_events; e++)
@@ -514,7 +557,9 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	fflush(ctx->out);
 	ktrace_record_free(run.rec);
 	if (run.error)
-		return kt_error(ctx, KT_FAIL, "out of memory");
+		return kt_error(ctx, KT_FAIL, run.error == -ENOMEM ?
+				"out of memory" : "cannot write '%s': %s",
+				svg, strerror(-run.error));
 	if (n < 0)
 		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
 				n == -EBADMSG ?

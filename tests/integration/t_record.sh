@@ -648,6 +648,39 @@ assert recs and all(r["event"] == "cpu-clock" and type(r["period"]) is int and r
 	expect_contains "no filter" "$ERR" "takes no --filter"
 }
 
+# A flame graph without other tools: one SVG, checked in a real browser
+# (headless Chromium): it renders, a hover names a frame with its share, a
+# zoom widens the frame to the whole graph.
+t_report_flamegraph_in_a_browser() {
+	$KTRACE record -g -o $RT.dat -e cpu-clock -F 200 -- $TARGETS/busy 500 >/dev/null 2>$RT.err \
+		|| fail "record: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.dat --flamegraph $RT.svg 2>$RT.err || fail "report --flamegraph: $(cat $RT.err)" || return 1
+	python3 - $RT.svg <<'PY' || fail "svg: $(head -c 300 $RT.svg)" || return 1
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+frames = {g.find(ns + "title").text: g for g in root.iter(ns + "g") if g.get("class") == "f"}
+names = [t.rsplit(" (", 1)[0] for t in frames]
+assert names[0] == "all" and "inner_spin" in names and "outer_spin" in names, names
+PY
+	command -v chromium >/dev/null || { fail "chromium is not installed (scripts/deps.sh installs it)"; return 1; }
+	browse() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir=$RT.chrome --virtual-time-budget=3000 "$@" 2>/dev/null; }
+	dom=$(browse --dump-dom "file://$RT.svg#hover=inner_spin")
+	expect_contains "page ready" "$dom" 'data-ready="yes"' || return 1
+	echo "$dom" | grep -qE '<text id="details"[^>]*>inner_spin \([0-9]+ samples, (9[0-9]|100)\.[0-9]{2}%\)</text>' \
+		|| fail "hover text: $(echo "$dom" | grep 'id="details"')" || return 1
+	dom=$(browse --dump-dom "file://$RT.svg#zoom=outer_spin")
+	expect_contains "zoom text" "$dom" "Zoomed to outer_spin" || return 1
+	echo "$dom" | grep -E '<title>outer_spin ' | grep -q 'x="10" [^>]*width="1179.5"' \
+		|| fail "zoomed frame not full width: $(echo "$dom" | grep '<title>outer_spin ')" || return 1
+	browse --window-size=1200,400 --screenshot=$RT.png "file://$RT.svg" >/dev/null
+	size=$(stat -c %s $RT.png 2>/dev/null || echo 0)
+	[ "$size" -gt 5000 ] || fail "screenshot of the flame graph: $size bytes" || return 1
+	rm -rf $RT.chrome
+	expect_status 2 $KTRACE report -i $RT.dat --flamegraph $RT.svg --json
+}
+
 # ---------------------------------------------------------- lost records
 
 LOST_N=1000000
