@@ -133,22 +133,31 @@ void ktrace_record_free(struct ktrace_record *r)
 	free(r);
 }
 
+/* A new zeroed event slot at r->ev[r->nev] (not yet counted), or NULL. */
+static struct rec_event *ev_slot(struct ktrace_record *r)
+{
+	struct rec_event *nv = realloc(r->ev, (r->nev + 1) * sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	r->ev = nv;
+	memset(&nv[r->nev], 0, sizeof(*nv));
+	return &nv[r->nev];
+}
+
 int kt_record_add_format(struct ktrace_record *r, const char *system,
 			 const char *name, int id, const char *format,
 			 size_t len)
 {
 	struct tep_event *te = NULL;
-	struct rec_event *nv, *e;
+	struct rec_event *e;
 
 	if (tep_parse_format(r->tep, &te, format, len, system) !=
 	    TEP_ERRNO__SUCCESS || !te)
 		return -EINVAL;
-	nv = realloc(r->ev, (r->nev + 1) * sizeof(*nv));
-	if (!nv)
+	e = ev_slot(r);
+	if (!e)
 		return -ENOMEM;
-	r->ev = nv;
-	e = &r->ev[r->nev];
-	memset(e, 0, sizeof(*e));
 	e->system = strdup(system);
 	e->name = strdup(name);
 	e->format = strndup(format, len);
@@ -179,14 +188,10 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 int kt_record_add_counter(struct ktrace_record *r, const char *name,
 			  uint32_t type, uint64_t config)
 {
-	struct rec_event *nv, *e;
+	struct rec_event *e = ev_slot(r);
 
-	nv = realloc(r->ev, (r->nev + 1) * sizeof(*nv));
-	if (!nv)
+	if (!e)
 		return -ENOMEM;
-	r->ev = nv;
-	e = &r->ev[r->nev];
-	memset(e, 0, sizeof(*e));
 	e->type = type;
 	e->config = config;
 	e->id = -1;

@@ -117,6 +117,8 @@ struct ktrace_record {
 	void *kf_mem;			/* its bytes, when read from a pipe */
 	struct kt_map *maps;
 	int nr_maps;
+	int loc_map;		/* the last mapping a user address was in, */
+	int loc_ubin;		/* and its binary (stack.c) */
 	void *usyms;		/* per-binary symbol tables (record_stack.c) */
 	uint64_t *ips;
 	/* frame names and binaries for profiles, one copy each (stack.c) */

@@ -193,6 +193,7 @@ void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 	nv[r->nr_maps].path = strdup(path);
 	if (nv[r->nr_maps].path)
 		r->nr_maps++;
+	r->loc_map = -1;	/* a newer mapping may hide the last hit */
 }
 
 void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
@@ -479,43 +480,79 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 }
 
 /*
+ * Where user address ip of pid lies: its newest mapping (*map) and that
+ * binary, the file offset in *off; or, in no file mapping, the process's
+ * JIT map (*map NULL, *off = ip). NULL when neither applies. The last
+ * hit is tried first: the frames of one stack mostly share binaries.
+ */
+static struct ubin *user_loc(struct ktrace_record *r, int pid, uint64_t ip,
+			     uint64_t *off, const struct kt_map **map)
+{
+	const struct kt_map *m = NULL;
+	char path[64];
+	struct ubin *b;
+
+	*map = NULL;
+	if (r->loc_map >= 0 && r->loc_map < r->nr_maps) {
+		m = &r->maps[r->loc_map];
+		if (m->pid == pid && ip >= m->start && ip < m->start + m->len) {
+			struct ubins *u = r->usyms;
+
+			*map = m;
+			*off = ip - m->start + m->pgoff;
+			if (u && r->loc_ubin >= 0 && r->loc_ubin < u->n)
+				return &u->v[r->loc_ubin];
+			b = ubin_get(r, m->path);
+			u = r->usyms;
+			r->loc_ubin = b ? (int)(b - u->v) : -1;
+			return b;
+		}
+		m = NULL;
+	}
+	/* Newest mapping first: a later mmap replaces an older one. */
+	for (int i = r->nr_maps - 1; i >= 0 && !m; i--) {
+		const struct kt_map *c = &r->maps[i];
+
+		if (c->pid == pid && ip >= c->start && ip < c->start + c->len) {
+			m = c;
+			r->loc_map = i;
+		}
+	}
+	if (m) {
+		*map = m;
+		*off = ip - m->start + m->pgoff;
+		b = ubin_get(r, m->path);
+		r->loc_ubin = b ? (int)(b - ((struct ubins *)r->usyms)->v) : -1;
+		return b;
+	}
+	if (pid <= 0)
+		return NULL;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	*off = ip;
+	return ubin_get(r, path);
+}
+
+/*
  * The frame of user address ip of pid (its cache entry), or NULL with
  * "[unknown] (...)" in buf.
  */
 static struct fcache_ent *user_frame(struct ktrace_record *r, int pid,
 				     uint64_t ip, char *buf, size_t len)
 {
-	/* Newest mapping first: a later mmap replaces an older one. */
-	for (int i = r->nr_maps - 1; i >= 0; i--) {
-		const struct kt_map *m = &r->maps[i];
-		struct fcache_ent *e;
-		struct ubin *b;
-		uint64_t off;
+	const struct kt_map *m;
+	struct fcache_ent *e;
+	struct ubin *b;
+	uint64_t off;
 
-		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
-			continue;
-		off = ip - m->start + m->pgoff;
-		b = ubin_get(r, m->path);
-		e = b ? ubin_frame(b, off) : NULL;
-		if (e)
-			return e;
+	b = user_loc(r, pid, ip, &off, &m);
+	e = b ? ubin_frame(b, off) : NULL;
+	if (e)
+		return e;
+	if (m)
 		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
 			 (unsigned long long)off);
-		return NULL;
-	}
-	/* In no file mapping: code a JIT runtime made and named */
-	if (pid > 0) {
-		char path[64];
-		struct ubin *b;
-		struct fcache_ent *e;
-
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-		b = ubin_get(r, path);
-		e = b ? ubin_frame(b, ip) : NULL;
-		if (e)
-			return e;
-	}
-	snprintf(buf, len, "[unknown]");
+	else
+		snprintf(buf, len, "[unknown]");
 	return NULL;
 }
 
@@ -560,23 +597,12 @@ static bool used_add(struct ubin *b, uint64_t off)
 /* Note the frame of user address ip of pid for the -o file's UFRAMES. */
 static void mark_user(struct ktrace_record *r, int pid, uint64_t ip)
 {
-	char path[64];
-	struct ubin *b;
+	const struct kt_map *m;
+	uint64_t off;
+	struct ubin *b = user_loc(r, pid, ip, &off, &m);
 
-	for (int i = r->nr_maps - 1; i >= 0; i--) {
-		const struct kt_map *m = &r->maps[i];
-
-		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
-			continue;
-		b = ubin_get(r, m->path);
-		if (b)
-			used_add(b, ip - m->start + m->pgoff);
-		return;
-	}
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-	b = pid > 0 ? ubin_get(r, path) : NULL;
 	if (b)
-		used_add(b, ip);
+		used_add(b, off);
 }
 
 static void mark_kernel(struct ktrace_record *r, uint64_t ip)
@@ -859,48 +885,28 @@ static int fcache_frames(struct ktrace_record *r, const struct ubin *b,
 static int user_frames(struct ktrace_record *r, int pid, uint64_t ip,
 		       struct ktrace_frame *v, int max)
 {
-	const char *dso = NULL;
+	const struct kt_map *m;
+	struct fcache_ent *e;
+	struct ubin *b;
+	uint64_t off;
 	int n = 0;
 
-	for (int i = r->nr_maps - 1; i >= 0 && !dso; i--) {
-		const struct kt_map *m = &r->maps[i];
-		struct fcache_ent *e;
-		struct ubin *b;
-
-		if (m->pid != pid || ip < m->start || ip >= m->start + m->len)
-			continue;
-		b = ubin_get(r, m->path);
-		e = b ? ubin_frame(b, ip - m->start + m->pgoff) : NULL;
-		if (e && fcache_frames(r, b, e)) {
-			for (; n < e->nfr && n < max; n++)
-				v[n] = e->fr[n];
-			for (int k = 0; k < n; k++)
-				v[k].ip = ip;
-			return n;
-		}
-		dso = intern(r, m->path, strlen(m->path));
-	}
-	if (!dso && pid > 0) {
-		char path[64];
-		struct fcache_ent *e;
-		struct ubin *b;
-
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-		b = ubin_get(r, path);
-		e = b ? ubin_frame(b, ip) : NULL;
-		if (e && fcache_frames(r, b, e)) {
-			for (; n < e->nfr && n < max; n++)
-				v[n] = e->fr[n];
-			for (int k = 0; k < n; k++)
-				v[k].ip = ip;
-			return n;
-		}
-	}
 	if (max < 1)
 		return 0;
+	b = user_loc(r, pid, ip, &off, &m);
+	e = b ? ubin_frame(b, off) : NULL;
+	if (e && fcache_frames(r, b, e)) {
+		for (; n < e->nfr && n < max; n++) {
+			v[n] = e->fr[n];
+			v[n].ip = ip;
+		}
+		return n;
+	}
 	v[0].ip = ip;
 	v[0].sym = "[unknown]";
-	v[0].dso = dso ? dso : "[unknown]";
+	v[0].dso = m ? intern(r, m->path, strlen(m->path)) : NULL;
+	if (!v[0].dso)
+		v[0].dso = "[unknown]";
 	v[0].inlined = false;
 	return 1;
 }
