@@ -47,13 +47,13 @@ void kt_record_free_file(struct ktrace_record *r)
 	free(r->kf_mem);
 }
 
-static void file_sink(void *ctx, const struct perf_event_header *h)
+static void file_sink(void *ctx, const struct perf_event_header *h,
+		      const struct ktrace_sample *s)
 {
 	struct ktrace_record *r = ctx;
 
-	if (h->type == PERF_RECORD_SAMPLE &&
-	    (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)))
-		kt_record_mark_frames(r, h);
+	if (s && (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)))
+		kt_record_mark_frames(r, s);
 	kt_kfw_record(r->kfw, h);
 }
 

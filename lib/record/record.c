@@ -812,13 +812,14 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 		goto other;
 	}
 	if (r->sink)
-		r->sink(r->sink_ctx, h);
+		r->sink(r->sink_ctx, h,
+			h->type == PERF_RECORD_SAMPLE ? &s : NULL);
 	if (r->fn)
 		return r->fn(r->fnctx, &s);
 	return 0;
 other:
 	if (r->sink)
-		r->sink(r->sink_ctx, h);
+		r->sink(r->sink_ctx, h, NULL);
 	return 0;
 }
 

@@ -65,8 +65,11 @@ struct comm_ent {
 };
 
 
+/* Every record in order; s: the sample already parsed from a SAMPLE
+ * record, else NULL. */
 typedef void (*kt_record_sink_fn)(void *ctx,
-				  const struct perf_event_header *rec);
+				  const struct perf_event_header *rec,
+				  const struct ktrace_sample *s);
 
 struct ktrace_record {
 	struct ktrace_tfs *tfs;
@@ -153,7 +156,7 @@ void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
 /* Mark the kernel symbols and user frames of a sample's call chain for
  * the -o file. */
 void kt_record_mark_frames(struct ktrace_record *r,
-			   const struct perf_event_header *h);
+			   const struct ktrace_sample *s);
 /* Write the marked user frames to the -o file; 0 or -EIO. */
 int kt_record_write_uframes(struct ktrace_record *r);
 /* A user frame from a file (its UFRAMES table); 0 or -ENOMEM. */

@@ -617,22 +617,19 @@ static void mark_kernel(struct ktrace_record *r, uint64_t ip)
 }
 
 void kt_record_mark_frames(struct ktrace_record *r,
-			   const struct perf_event_header *h)
+			   const struct ktrace_sample *s)
 {
-	struct ktrace_sample s;
 	bool kernel = true;
 
-	if (kt_record_parse_sample(r, h, &s))
-		return;
 	/* a sampling event's own address */
-	if ((r->sample_type & PERF_SAMPLE_IP) && !r->ev[s.event].te) {
-		if (kernel_ip(s.ip))
-			mark_kernel(r, s.ip);
+	if ((r->sample_type & PERF_SAMPLE_IP) && !r->ev[s->event].te) {
+		if (kernel_ip(s->ip))
+			mark_kernel(r, s->ip);
 		else
-			mark_user(r, s.pid, s.ip);
+			mark_user(r, s->pid, s->ip);
 	}
-	for (uint32_t i = 0; i < s.nr_ips; i++) {
-		uint64_t ip = s.ips[i];
+	for (uint32_t i = 0; i < s->nr_ips; i++) {
+		uint64_t ip = s->ips[i];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
@@ -641,7 +638,7 @@ void kt_record_mark_frames(struct ktrace_record *r,
 		if (kernel)
 			mark_kernel(r, ip);
 		else
-			mark_user(r, s.pid, ip);
+			mark_user(r, s->pid, ip);
 	}
 }
 
