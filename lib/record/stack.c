@@ -551,8 +551,8 @@ static struct fcache_ent *user_frame(struct ktrace_record *r, int pid,
 	if (m)
 		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
 			 (unsigned long long)off);
-	else
-		snprintf(buf, len, "[unknown]");
+	else	/* perf script's shape: every frame line ends in (dso) */
+		snprintf(buf, len, "[unknown] ([unknown])");
 	return NULL;
 }
 
@@ -686,25 +686,38 @@ int kt_record_load_uframe(struct ktrace_record *r, const char *path,
 	return 0;
 }
 
+/*
+ * A kernel frame as perf script prints it, "sym+0xoff ([kernel.kallsyms])"
+ * or "sym+0xoff ([module])", into buf.
+ */
+static const char *kernel_text(struct ktrace_record *r, uint64_t ip,
+			       char *buf, size_t len)
+{
+	uint64_t off = 0;
+	const char *name = kt_symtab_find(&r->ksyms, ip, &off);
+	const char *mod = name ? strstr(name, " [") : NULL;
+
+	if (!name)
+		snprintf(buf, len, "[unknown] ([kernel.kallsyms])");
+	else if (mod)	/* "name [mod]" */
+		snprintf(buf, len, "%.*s+0x%llx (%s)", (int)(mod - name), name,
+			 (unsigned long long)off, mod + 1);
+	else
+		snprintf(buf, len, "%s+0x%llx ([kernel.kallsyms])", name,
+			 (unsigned long long)off);
+	return buf;
+}
+
 void kt_record_format_ip(struct ktrace_record *r,
 			 const struct ktrace_sample *s, bool json)
 {
 	struct trace_seq *q = &r->seq;
 	const char *frame, *last;
-	uint64_t off = 0;
 	char buf[512];
 
 	if (kernel_ip(s->ip)) {
-		const char *name;
-
 		r->src->ksyms(r);
-		name = kt_symtab_find(&r->ksyms, s->ip, &off);
-		if (name)
-			snprintf(buf, sizeof(buf), "%s+0x%llx ([kernel.kallsyms])",
-				 name, (unsigned long long)off);
-		else
-			snprintf(buf, sizeof(buf), "[unknown] ([kernel.kallsyms])");
-		frame = buf;
+		frame = kernel_text(r, s->ip, buf, sizeof(buf));
 	} else {
 		struct fcache_ent *e = user_frame(r, s->pid, s->ip, buf,
 						  sizeof(buf));
@@ -734,22 +747,16 @@ void kt_record_format_stack(struct ktrace_record *r,
 	if (json)
 		trace_seq_puts(q, ", \"stack\": [");
 	for (uint32_t i = 0; i < s->nr_ips; i++) {
-		uint64_t ip = s->ips[i], off = 0;
+		uint64_t ip = s->ips[i];
 		char buf[512];
-		const char *frame, *name, *nl;
+		const char *frame, *nl;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
 		if (kernel) {
-			name = kt_symtab_find(&r->ksyms, ip, &off);
-			if (name)
-				snprintf(buf, sizeof(buf), "%s+0x%llx",
-					 name, (unsigned long long)off);
-			else
-				snprintf(buf, sizeof(buf), "[kernel]");
-			frame = buf;
+			frame = kernel_text(r, ip, buf, sizeof(buf));
 		} else {
 			struct fcache_ent *e = user_frame(r, s->pid, ip, buf,
 							  sizeof(buf));

@@ -434,15 +434,15 @@ static void test_callchain(void **state)
 	assert_int_equal(c.n, 2);
 	assert_non_null(strstr(c.lines[0],
 		"next_prio=120\n"
-		"\tffffffff81000010 _stext+0x10\n"
-		"\tffffffff81000208 schedule+0x8\n"
+		"\tffffffff81000010 _stext+0x10 ([kernel.kallsyms])\n"
+		"\tffffffff81000208 schedule+0x8 ([kernel.kallsyms])\n"
 		"\t          400123 [unknown] (/nonexistent/ktrace-unit-bin+0x1123)\n"
-		"\t            7000 [unknown]"));
+		"\t            7000 [unknown] ([unknown])"));
 	assert_non_null(strstr(c.lines[1],
-		"\"stack\": [{\"ip\": 18446744071578845200, \"sym\": \"_stext+0x10\"}, "
-		"{\"ip\": 18446744071578845704, \"sym\": \"schedule+0x8\"}, "
+		"\"stack\": [{\"ip\": 18446744071578845200, \"sym\": \"_stext+0x10 ([kernel.kallsyms])\"}, "
+		"{\"ip\": 18446744071578845704, \"sym\": \"schedule+0x8 ([kernel.kallsyms])\"}, "
 		"{\"ip\": 4194595, \"sym\": \"[unknown] (/nonexistent/ktrace-unit-bin+0x1123)\"}, "
-		"{\"ip\": 28672, \"sym\": \"[unknown]\"}]}"));
+		"{\"ip\": 28672, \"sym\": \"[unknown] ([unknown])\"}]}"));
 	collect_free(&c);
 	ktrace_record_free(c.r);
 	ktrace_err_clear(&err);
