@@ -54,6 +54,8 @@ static void file_sink(void *ctx, const struct perf_event_header *h,
 
 	if (s && (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)))
 		kt_record_mark_frames(r, s);
+	if (s && s->event >= 0 && r->ev[s->event].sym_fields)
+		kt_record_mark_sym_fields(r, s);
 	kt_kfw_record(r->kfw, h);
 }
 
@@ -61,6 +63,7 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 			 struct ktrace_err *err)
 {
 	struct utsname u;
+	bool sym_fields = false;
 	char *hp;
 	int ret = 0;
 
@@ -98,7 +101,10 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 		ret |= kt_kfw_header_page(r->kfw, hp);
 		free(hp);
 	}
-	if (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) {
+	for (int i = 0; i < r->nev; i++)
+		sym_fields |= r->ev[i].sym_fields;
+	if (sym_fields ||
+	    (r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP))) {
 		if (!r->ksyms.loaded)
 			kt_symtab_load_kallsyms(&r->ksyms, NULL);
 		r->ksym_used = calloc(r->ksyms.n / 8 + 1, 1);

@@ -315,3 +315,17 @@ const char *ktrace_record_format(struct ktrace_record *r,
 	}
 	return finish(r, len);
 }
+
+void kt_record_mark_sym_fields(struct ktrace_record *r,
+			       const struct ktrace_sample *s)
+{
+	struct tep_record rec = {
+		.ts = s->time,
+		.data = (void *)s->raw,
+		.size = s->raw_size,
+		.cpu = s->cpu,
+	};
+
+	trace_seq_reset(&r->symseq);
+	tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);
+}

@@ -95,7 +95,9 @@ struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs)
 	}
 	tep_set_long_size(r->tep, sizeof(long));
 	tep_set_page_size(r->tep, getpagesize());
+	tep_set_function_resolver(r->tep, kt_record_tep_ksym, r);
 	trace_seq_init(&r->seq);
+	trace_seq_init(&r->symseq);
 	r->src = &kt_record_live_source;
 	return r;
 }
@@ -127,6 +129,7 @@ void ktrace_record_free(struct ktrace_record *r)
 	kt_record_free_stacks(r);
 	kt_record_free_interned(r);
 	trace_seq_destroy(&r->seq);
+	trace_seq_destroy(&r->symseq);
 	if (r->plugins)
 		tep_unload_plugins(r->plugins, r->tep);
 	tep_free(r->tep);
@@ -143,6 +146,21 @@ static struct rec_event *ev_slot(struct ktrace_record *r)
 	r->ev = nv;
 	memset(&nv[r->nev], 0, sizeof(*nv));
 	return &nv[r->nev];
+}
+
+/* A print fmt with %ps, %pS, %pf, %pF or %pB: kernel addresses shown as
+ * symbols ("%%" is a literal percent). */
+static bool prints_symbols(const char *fmt)
+{
+	for (const char *p = fmt; (p = strchr(p, '%')); p++) {
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		if (p[1] == 'p' && p[2] && strchr("sSfFB", p[2]))
+			return true;
+	}
+	return false;
 }
 
 int kt_record_add_format(struct ktrace_record *r, const char *system,
@@ -179,6 +197,7 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 	if (e->label_len >= sizeof(e->label))
 		e->label_len = sizeof(e->label) - 1;
 	e->has_info = te->print_fmt.format && te->print_fmt.format[0];
+	e->sym_fields = e->has_info && prints_symbols(te->print_fmt.format);
 	return r->nev++;
 }
 

@@ -51,6 +51,7 @@ struct rec_event {
 	char label[160];	/* "system:event: " */
 	size_t label_len;
 	bool has_info;		/* its print fmt prints something */
+	bool sym_fields;	/* it prints kernel addresses as symbols */
 };
 
 struct rec_id {
@@ -108,6 +109,8 @@ struct ktrace_record {
 	uint64_t *per_event;
 
 	struct trace_seq seq;
+	struct trace_seq symseq;	/* -o: symbol fields printed to mark */
+	char ksym_buf[256];		/* the name handed to libtraceevent */
 	char *out;
 	size_t out_cap;
 
@@ -155,6 +158,16 @@ void kt_record_free_file(struct ktrace_record *r);
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
 /* Mark the kernel symbols and user frames of a sample's call chain for
  * the -o file. */
+/*
+ * libtraceevent's function resolver for %ps/%pS fields and :symbol probe
+ * arguments (priv is the recording): the kernel symbol holding *addrp from
+ * the recording's kernel symbols (kallsyms, or the file's table). Marks it
+ * for the -o file. The name lives in r->ksym_buf until the next call.
+ */
+char *kt_record_tep_ksym(void *priv, unsigned long long *addrp, char **modp);
+/* -o: mark the kernel symbols a record's symbol fields print. */
+void kt_record_mark_sym_fields(struct ktrace_record *r,
+			       const struct ktrace_sample *s);
 void kt_record_mark_frames(struct ktrace_record *r,
 			   const struct ktrace_sample *s);
 /* Write the marked user frames to the -o file; 0 or -EIO. */

@@ -616,6 +616,29 @@ static void mark_kernel(struct ktrace_record *r, uint64_t ip)
 	r->ksym_used[at / 8] |= 1 << (at % 8);
 }
 
+char *kt_record_tep_ksym(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct ktrace_record *r = priv;
+	const struct kt_sym *k;
+	const char *mod;
+	size_t at;
+
+	r->src->ksyms(r);
+	k = kt_symtab_lookup(&r->ksyms, *addrp);
+	if (!k)
+		return NULL;
+	at = k - r->ksyms.v;
+	if (r->ksym_used)
+		r->ksym_used[at / 8] |= 1 << (at % 8);
+	/* "name [mod]": the module apart, as libtraceevent wants it */
+	mod = strchr(k->name, ' ');
+	snprintf(r->ksym_buf, sizeof(r->ksym_buf), "%.*s",
+		 mod ? (int)(mod - k->name) : (int)strlen(k->name), k->name);
+	*addrp = k->addr;
+	*modp = NULL;
+	return r->ksym_buf;
+}
+
 void kt_record_mark_frames(struct ktrace_record *r,
 			   const struct ktrace_sample *s)
 {

@@ -586,6 +586,41 @@ t_record_libc_uprobe_stack_in_python() {
 # 99 samples (within 5 %), each naming the function it hit; -c PERIOD,
 # stacks, a file, and a clear refusal of hardware events without a PMU.
 BUSY=$TARGETS/busy
+# %ps/%pS fields (timer and workqueue callbacks) print the kernel function's
+# name, as perf script does, live and from a -o file read back; checked
+# against perf recording the same seconds. The same kernel record does not
+# get the same timestamp in two perf events (each reads the clock as it
+# writes), so records are compared without time and clock fields: every
+# one ktrace saw (cpu, event, object address, function) perf saw too.
+t_record_symbol_fields_like_perf() {
+	local ev="-e timer:timer_expire_entry -e timer:hrtimer_expire_entry
+		-e workqueue:workqueue_execute_start -e workqueue:workqueue_queue_work"
+	local norm='s/^(\[[0-9]+\]) [0-9.]+: +/\1 /; s/ (now|baseclk)=[0-9]+//g'
+	command -v perf >/dev/null || fail "perf (linux-perf) is not installed" || return 1
+	perf record -q -k mono -a $ev -o $RT.pdata -- sleep 3 2>$RT.perr &
+	local pp=$!
+	sleep 0.5
+	$KTRACE record -a -d 2 $ev -o $RT.kt 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
+	wait $pp || fail "perf record: $(cat $RT.perr)" || return 1
+	$KTRACE record -a -d 1 $ev >$RT.live 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
+	perf script -i $RT.pdata --ns -F cpu,time,event,trace 2>/dev/null |
+		sed -E "$norm" | sort -u >$RT.p
+	$KTRACE report -i $RT.kt >$RT.k 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	sed -E 's/^.* (\[[0-9]+\] [0-9.]+: [a-z_]+:[a-z_0-9]+: .*)$/\1/' $RT.k |
+		sed -E "$norm" | sort -u >$RT.k2
+	local kn=$(wc -l <$RT.k2)
+	[ "$kn" -ge 5 ] || fail "only $kn distinct records in 2 s" || return 1
+	expect_eq "ktrace's records perf does not have" \
+		"$(comm -23 $RT.k2 $RT.p | head -3)" "" || return 1
+	grep -q 'function=tick_nohz_handler\|function=process_timeout' $RT.k2 ||
+		fail "no timer callback named: $(head -3 $RT.k2)" || return 1
+	# no address left unnamed where the kernel has the name
+	expect_eq "function= as hex, from the file" \
+		"$(grep -c 'function=0x' $RT.k2)" 0 || return 1
+	expect_eq "function= as hex, live" "$(grep -c 'function=0x' $RT.live)" 0 || return 1
+	grep -q 'function=[a-z_]' $RT.live || fail "no named function live" || return 1
+}
+
 t_record_sampling_cpu_clock() {
 	$KTRACE record -e cpu-clock -F 99 -- $BUSY 1000 >$RT.out 2>$RT.err \
 		|| fail "record -F 99: $(cat $RT.err)" || return 1

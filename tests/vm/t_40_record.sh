@@ -125,6 +125,13 @@ expect_no_inline_groups record-kretprobe-removed
 expect_match record-kretprobe-misses-line "$(cat $D/r.err)" \
 	'^ktrace record: .*vfs_read__return: [0-9]+ hits, [0-9]+ missed'
 
+# --- A :symbol argument prints the kernel's name for it (%pS), not hex. ---
+ktrace record -e 'kprobe:do_sys_openat2 at=%ip:symbol' -- cat $D/file-a \
+	> $D/s.out 2> $D/s.err
+expect_match record-kprobe-symbol-arg "$(event_lines $D/s.out)" \
+	' at=do_sys_openat2(\+0x[0-9a-f]+)?$'
+expect_no_inline_groups record-kprobe-symbol-removed
+
 # --- A pre-made probe: used, not removed by record. ----------------------
 expect_ok record-premade-add ktrace probe add 'do_sys_openat2 filename:ustring'
 ktrace record -e ktrace:do_sys_openat2 -- cat $D/file-a > $D/p.out 2> $D/p.err
