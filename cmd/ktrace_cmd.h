@@ -203,6 +203,14 @@ int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
 		     void *arg);
 
 /* Flame graphs of folded stacks (cmd/flamegraph.c). */
+/*
+ * report --perfetto (cmd/perfetto.c): replay rec into f as a Trace Event
+ * Format JSON file. Returns what ktrace_record_replay() returned; *error
+ * gets 0, -ENOMEM or -EIO (the stream failed).
+ */
+long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
+		       FILE *f, int *error);
+
 struct kt_flame;
 struct kt_flame *kt_flame_alloc(void);		/* NULL: no memory */
 void kt_flame_free(struct kt_flame *fg);	/* takes NULL */

@@ -8,6 +8,7 @@
 
 static const char report_usage[] =
 	"Usage: ktrace report [-i FILE] [--json] [--raw] [--header] [--sort KEYS | --folded]\n"
+	"       ktrace report [-i FILE] --flamegraph FILE.svg | --perfetto FILE.json\n"
 	"Print a recording made with `ktrace record -o FILE` exactly as the live\n"
 	"run would have printed it. The file is self-contained: it can be read on\n"
 	"another machine.\n"
@@ -25,6 +26,9 @@ static const char report_usage[] =
 	"                    the input of flame graph tools\n"
 	"      --flamegraph FILE.svg  a flame graph of the stacks: one SVG file that any\n"
 	"                    browser opens (hover: name and share; click: zoom)\n"
+	"      --perfetto FILE.json  the recording as a trace for the Perfetto UI or\n"
+	"                    chrome://tracing: sched_switch as per-CPU slices, other\n"
+	"                    records as instants with their fields, stacks, names\n"
 	"  -h, --help        this help\n";
 
 static const struct option report_opts[] = {
@@ -35,6 +39,7 @@ static const struct option report_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "folded", no_argument, NULL, 'F' },
 	{ "flamegraph", required_argument, NULL, 'G' },
+	{ "perfetto", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -348,6 +353,34 @@ static int write_flamegraph(struct report_run *run, const char *path,
 	return ret;
 }
 
+/* --perfetto: the trace into path ('-': standard output). Frees rec. */
+static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
+		    const char *path, const char *input)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "we") : ctx->out;
+	int error = 0;
+	long n;
+
+	if (!f) {
+		ktrace_record_free(rec);
+		return kt_error(ctx, KT_FAIL, "cannot write '%s': %m", path);
+	}
+	n = kt_perfetto_write(ctx, rec, f, &error);
+	if (f != ctx->out && fclose(f) && !error)
+		error = -errno;
+	ktrace_record_free(rec);
+	if (n < 0)
+		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
+				n == -EBADMSG ?
+				"damaged or truncated after the last record written" :
+				strerror((int)-n));
+	if (error)
+		return kt_error(ctx, KT_FAIL, error == -ENOMEM ?
+				"out of memory" : "cannot write '%s': %s",
+				path, strerror(-error));
+	return KT_OK;
+}
+
 /* "comm,dso,sym" into run->keys; a usage error for anything else. */
 static int sort_parse(struct kt_ctx *ctx, struct report_run *run,
 		      const char *arg)
@@ -466,7 +499,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	struct ktrace_err err = { .pos = -1 };
 	struct report_run run = { .ctx = ctx };
 	const char *input = "ktrace.data";
-	const char *svg = NULL;
+	const char *svg = NULL, *trace = NULL;
 	bool raw = false, header = false, profile = false;
 	long n;
 	int opt, ret;
@@ -488,6 +521,9 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 			svg = optarg;
 			run.folded = true;
 			profile = true;
+			break;
+		case 'P':
+			trace = optarg;
 			break;
 		case 'i':
 			input = optarg;
@@ -517,6 +553,9 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	if (profile && (raw || header || (run.folded && run.nkeys)))
 		return kt_usage_error(ctx, report_usage,
 				      "--sort, --folded, --raw and --header go alone");
+	if (trace && (profile || raw || header || ctx->json))
+		return kt_usage_error(ctx, report_usage,
+				      "--perfetto goes alone (it writes JSON of its own)");
 	if (run.folded && ctx->json)
 		return kt_usage_error(ctx, report_usage,
 				      "--folded and --flamegraph are not JSON");
@@ -543,6 +582,8 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		ktrace_record_free(run.rec);
 		return KT_OK;
 	}
+	if (trace)
+		return perfetto(ctx, run.rec, trace, input);
 	n = ktrace_record_replay(run.rec, raw ? NULL :
 				 profile ? profile_one : print_one, &run,
 				 raw ? print_raw : NULL, &run);

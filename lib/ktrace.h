@@ -73,6 +73,14 @@ void ktrace_json_uint(struct ktrace_json *j, unsigned long long v);
 void ktrace_json_double(struct ktrace_json *j, double v);
 void ktrace_json_bool(struct ktrace_json *j, bool v);
 void ktrace_json_null(struct ktrace_json *j);
+/* v / 10^decimals, written exactly ("12.345" for 12345, 3): timestamps. */
+void ktrace_json_decimal(struct ktrace_json *j, long long v,
+			 unsigned int decimals);
+/* A complete JSON value made by libktrace (ktrace_record_fields_json()). */
+void ktrace_json_raw(struct ktrace_json *j, const char *json, size_t len);
+/* Arrays that are values of the top-level object get one element per line
+ * too (long lists in one document: trace files). Default off. */
+void ktrace_json_set_long_arrays(struct ktrace_json *j, bool on);
 /* Is the innermost open container an object (keys may follow)? */
 bool ktrace_json_in_object(const struct ktrace_json *j);
 void ktrace_json_close_all(struct ktrace_json *j);
@@ -474,6 +482,23 @@ int ktrace_record_frames(struct ktrace_record *r,
 const char *ktrace_record_format(struct ktrace_record *r,
 				 const struct ktrace_sample *s, bool json,
 				 size_t *len);
+/*
+ * The fields of s's event (not the common ones) as one JSON object, typed
+ * as in ktrace_record_format()'s JSON ("{}" for a sampling event). Same
+ * buffer and lifetime as ktrace_record_format()'s result.
+ */
+const char *ktrace_record_fields_json(struct ktrace_record *r,
+				      const struct ktrace_sample *s,
+				      size_t *len);
+/* Field name of s's event: an integer (sign-extended as the format says)
+ * or a fixed-size string copied into buf (NUL-terminated, truncated to
+ * len). 0, or -ENOENT when the event has no such field of that kind. */
+int ktrace_record_field_int(struct ktrace_record *r,
+			    const struct ktrace_sample *s, const char *name,
+			    long long *v);
+int ktrace_record_field_str(struct ktrace_record *r,
+			    const struct ktrace_sample *s, const char *name,
+			    char *buf, size_t len);
 /* The command name last seen for pid, copied into buf (truncated to len,
  * NUL-terminated). 0, or -EINVAL for len 0. */
 int ktrace_record_comm(struct ktrace_record *r, int pid, char *buf,

@@ -96,6 +96,7 @@ struct ktrace_json {
 	char kind[JSON_MAX_DEPTH];	/* '{' or '[' */
 	int count[JSON_MAX_DEPTH];	/* values written at each level */
 	bool key;			/* a key waits for its value */
+	bool long_arrays;		/* ktrace_json_set_long_arrays() */
 };
 
 struct ktrace_json *ktrace_json_alloc(FILE *f)
@@ -129,10 +130,23 @@ static void file_sink(void *ctx, const char *p, size_t n)
 	fwrite(p, 1, n, ctx);
 }
 
+void ktrace_json_set_long_arrays(struct ktrace_json *j, bool on)
+{
+	j->long_arrays = on;
+}
+
+/* Does the array at depth d put one element per line? */
+static bool long_array(const struct ktrace_json *j, int d)
+{
+	return j->kind[d] == '[' &&
+	       (d == 0 || (d == 1 && j->long_arrays && j->kind[0] == '{'));
+}
+
 /*
  * Before a value: the separator its container needs. Top-level arrays put
- * one element per line ("[\n{...},\n{...}\n]"); everything inside is on
- * one line with ", " and ": ".
+ * one element per line ("[\n{...},\n{...}\n]"), and so do the arrays of a
+ * top-level object with long_arrays; everything else is on one line with
+ * ", " and ": ".
  */
 static void before_value(struct ktrace_json *j)
 {
@@ -144,8 +158,8 @@ static void before_value(struct ktrace_json *j)
 	}
 	/* at d == 0: a new document; the last one ended its line */
 	if (d > 0 && j->kind[d - 1] == '[') {
-		if (d == 1)
-			fputs(j->count[0] ? ",\n" : "\n", j->f);
+		if (long_array(j, d - 1))
+			fputs(j->count[d - 1] ? ",\n" : "\n", j->f);
 		else if (j->count[d - 1])
 			fputs(", ", j->f);
 	}
@@ -174,7 +188,7 @@ static void close_c(struct ktrace_json *j)
 		fputs("null", j->f);
 		j->key = false;
 	}
-	if (j->kind[d] == '[' && d == 0 && j->count[0])
+	if (long_array(j, d) && j->count[d])
 		putc('\n', j->f);
 	putc(j->kind[d] == '{' ? '}' : ']', j->f);
 	j->depth--;
@@ -260,6 +274,31 @@ void ktrace_json_double(struct ktrace_json *j, double v)
 		scalar(j, "null");
 	else
 		scalar(j, "%.9g", v);
+}
+
+void ktrace_json_decimal(struct ktrace_json *j, long long v,
+			 unsigned int decimals)
+{
+	unsigned long long m = 1, u = v < 0 ? -(unsigned long long)v :
+					     (unsigned long long)v;
+
+	if (decimals > 18)
+		decimals = 18;
+	for (unsigned int i = 0; i < decimals; i++)
+		m *= 10;
+	if (!decimals)
+		scalar(j, "%lld", v);
+	else
+		scalar(j, "%s%llu.%0*llu", v < 0 ? "-" : "", u / m,
+		       (int)decimals, u % m);
+}
+
+void ktrace_json_raw(struct ktrace_json *j, const char *json, size_t len)
+{
+	before_value(j);
+	fwrite(json, 1, len, j->f);
+	if (!j->depth)
+		putc('\n', j->f);
 }
 
 void ktrace_json_bool(struct ktrace_json *j, bool v)

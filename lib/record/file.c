@@ -56,6 +56,10 @@ static void file_sink(void *ctx, const struct perf_event_header *h,
 		kt_record_mark_frames(r, s);
 	if (s && s->event >= 0 && r->ev[s->event].sym_fields)
 		kt_record_mark_sym_fields(r, s);
+	/* a task older than the recording: its comm into the file, as
+	 * printing it live would have read it */
+	if (s && s->type == KTRACE_SAMPLE_EVENT)
+		kt_record_comm(r, s->tid);
 	kt_kfw_record(r->kfw, h);
 }
 

@@ -99,6 +99,24 @@ static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 		trace_seq_puts(q, "null");
 }
 
+/* The event's own fields as one JSON object, typed. */
+static void json_fields(struct ktrace_record *r, const struct rec_event *e,
+			const struct ktrace_sample *s)
+{
+	struct trace_seq *q = &r->seq;
+
+	trace_seq_putc(q, '{');
+	for (struct tep_format_field *f = e->te->format.fields; f;
+	     f = f->next) {
+		kt_json_seq_str(q, f->name, 256);
+		trace_seq_puts(q, ": ");
+		json_field(r, f, s->raw, s->raw_size);
+		if (f->next)
+			trace_seq_puts(q, ", ");
+	}
+	trace_seq_putc(q, '}');
+}
+
 static const char *finish(struct ktrace_record *r, size_t *len)
 {
 	trace_seq_terminate(&r->seq);
@@ -282,8 +300,6 @@ const char *ktrace_record_format(struct ktrace_record *r,
 	}
 	e = &r->ev[s->event];
 	if (json) {
-		struct tep_format_field *f;
-
 		trace_seq_printf(q, "{\"time\": %llu, \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"comm\": ",
 				 (unsigned long long)s->time, s->cpu, s->pid,
 				 s->tid);
@@ -297,16 +313,9 @@ const char *ktrace_record_format(struct ktrace_record *r,
 			trace_seq_putc(q, '}');
 			return finish(r, len);
 		}
-		trace_seq_printf(q, ", \"event\": \"%s:%s\", \"fields\": {",
+		trace_seq_printf(q, ", \"event\": \"%s:%s\", \"fields\": ",
 				 e->system, e->name);
-		for (f = e->te->format.fields; f; f = f->next) {
-			kt_json_seq_str(q, f->name, 256);
-			trace_seq_puts(q, ": ");
-			json_field(r, f, s->raw, s->raw_size);
-			if (f->next)
-				trace_seq_puts(q, ", ");
-		}
-		trace_seq_putc(q, '}');
+		json_fields(r, e, s);
 		if (s->nr_ips)
 			kt_record_format_stack(r, s, true);
 		trace_seq_putc(q, '}');
@@ -328,4 +337,68 @@ void kt_record_mark_sym_fields(struct ktrace_record *r,
 
 	trace_seq_reset(&r->symseq);
 	tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);
+}
+
+const char *ktrace_record_fields_json(struct ktrace_record *r,
+				      const struct ktrace_sample *s,
+				      size_t *len)
+{
+	trace_seq_reset(&r->seq);
+	if (s->type != KTRACE_SAMPLE_EVENT || s->event < 0 ||
+	    s->event >= r->nev || !r->ev[s->event].te)
+		trace_seq_puts(&r->seq, "{}");
+	else
+		json_fields(r, &r->ev[s->event], s);
+	return finish(r, len);
+}
+
+/* Field name of s's event, checked to lie within the record; NULL if not. */
+static struct tep_format_field *sample_field(struct ktrace_record *r,
+					     const struct ktrace_sample *s,
+					     const char *name)
+{
+	struct tep_format_field *f;
+
+	if (s->type != KTRACE_SAMPLE_EVENT || s->event < 0 ||
+	    s->event >= r->nev || !r->ev[s->event].te)
+		return NULL;
+	f = tep_find_field(r->ev[s->event].te, name);
+	if (!f || f->offset < 0 || f->size <= 0 ||
+	    (uint64_t)f->offset + (uint64_t)f->size > s->raw_size ||
+	    (f->flags & TEP_FIELD_IS_DYNAMIC))
+		return NULL;
+	return f;
+}
+
+int ktrace_record_field_int(struct ktrace_record *r,
+			    const struct ktrace_sample *s, const char *name,
+			    long long *v)
+{
+	struct tep_format_field *f = sample_field(r, s, name);
+
+	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING)) ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return -ENOENT;
+	*v = read_num(r->tep, (const unsigned char *)s->raw + f->offset,
+		      f->size, f->flags & TEP_FIELD_IS_SIGNED);
+	return 0;
+}
+
+int ktrace_record_field_str(struct ktrace_record *r,
+			    const struct ktrace_sample *s, const char *name,
+			    char *buf, size_t len)
+{
+	struct tep_format_field *f = sample_field(r, s, name);
+	size_t n;
+
+	if (!len)
+		return -EINVAL;
+	if (!f || !(f->flags & TEP_FIELD_IS_STRING))
+		return -ENOENT;
+	n = strnlen((const char *)s->raw + f->offset, f->size);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, (const char *)s->raw + f->offset, n);
+	buf[n] = '\0';
+	return 0;
 }

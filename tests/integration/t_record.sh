@@ -686,6 +686,63 @@ assert recs and all(r["event"] == "cpu-clock" and type(r["period"]) is int and r
 # A flame graph without other tools: one SVG, checked in a real browser
 # (headless Chromium): it renders, a hover names a frame with its share, a
 # zoom widens the frame to the whole graph.
+# report --perfetto: a Trace Event Format file that keeps the rules of the
+# format (trace_event_check.py), with per-CPU sched_switch slices, one
+# instant per other record with its fields, the samples' stacks, names.
+t_report_perfetto_trace() {
+	$KTRACE record -e sched:sched_switch -e syscalls:sys_enter_getppid \
+		-e cpu-clock -F 199 -g -o $RT.kt -- $BUSY 300 2>$RT.err ||
+		fail "record: $(cat $RT.err)" || return 1
+	# the whole machine while syscaller makes 100 calls every 10 ms
+	$SYSC 100 0 loop >/dev/null &
+	local sp=$!
+	$KTRACE record -a -d 0.5 -e sched:sched_switch -e syscalls:sys_enter_getppid \
+		-o $RT.kt2 2>$RT.err
+	local rc=$?
+	kill $sp; wait $sp 2>/dev/null
+	[ $rc = 0 ] || fail "record: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.kt2 --perfetto $RT.json 2>$RT.err ||
+		fail "report --perfetto: $(cat $RT.err)" || return 1
+	python3 tests/integration/trace_event_check.py $RT.json >$RT.chk ||
+		fail "$(cat $RT.chk)" || return 1
+	# as many instants as text lines
+	n=$(awk '$2 == "i" && $3 == "syscalls:sys_enter_getppid" {print $4}' $RT.chk)
+	expect_eq "getppid instants" "$n" "$($KTRACE report -i $RT.kt2 | grep -c ' syscalls:sys_enter_getppid: ')" || return 1
+	[ "$n" -ge 1000 ] || fail "$n getppid instants in 0.5 s" || return 1
+	# the instants carry their fields: the syscall number of getppid
+	python3 - $RT.json $GETPPID_NR <<-'PY' || fail "getppid instant fields" || return 1
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		ev = [e for e in d["traceEvents"] if e.get("name") == "syscalls:sys_enter_getppid"]
+		assert ev and all(e["args"]["fields"]["__syscall_nr"] == int(sys.argv[2]) for e in ev), ev[:1]
+		# ts: microseconds, nanoseconds kept as three decimals, in order
+		ts = [e["ts"] for e in ev]
+		assert ts == sorted(ts) and any(t != int(t) for t in ts), ts[:3]
+	PY
+	# one slice per switch, plus the task running when the trace ended on
+	# each CPU; the traced task appears on a CPU track by name
+	sw=$($KTRACE report -i $RT.kt2 | grep -c ' sched:sched_switch: ')
+	ncpu=$(grep -c '^thread 1000000000 ' $RT.chk)
+	expect_eq "CPU slices" "$(grep -c '^slice ' $RT.chk)" $((sw + ncpu)) || return 1
+	grep -q '^slice [0-9]* syscaller$' $RT.chk || fail "no syscaller slice" || return 1
+	grep -q '^thread [0-9]* [0-9]* syscaller$' $RT.chk || fail "no syscaller thread name" || return 1
+	# samples: their stacks, outermost first, through the spinning functions
+	$KTRACE report -i $RT.kt --perfetto $RT.json 2>$RT.err ||
+		fail "report --perfetto: $(cat $RT.err)" || return 1
+	python3 tests/integration/trace_event_check.py $RT.json >$RT.chk ||
+		fail "$(cat $RT.chk)" || return 1
+	s=$(grep -c '^stack cpu-clock .*main;outer_spin;inner_spin' $RT.chk)
+	[ "$s" -ge 30 ] || fail "only $s samples with main;outer_spin;inner_spin: $(grep -m3 '^stack' $RT.chk)" || return 1
+	# bad use: exit 2, nothing written; a file that cannot be written: 1
+	rm -f $RT.json
+	$KTRACE report -i $RT.kt --perfetto $RT.json --folded 2>$RT.err
+	expect_eq "with --folded" "$?" 2 || return 1
+	[ ! -e $RT.json ] || fail "--perfetto with --folded wrote a file" || return 1
+	$KTRACE report -i $RT.kt --perfetto /nonexistent/x.json 2>$RT.err
+	expect_eq "unwritable" "$?" 1 || return 1
+	expect_eq "one line" "$(wc -l <$RT.err)" 1 || return 1
+}
+
 t_report_flamegraph_in_a_browser() {
 	$KTRACE record -g -o $RT.dat -e cpu-clock -F 200 -- $TARGETS/busy 500 >/dev/null 2>$RT.err \
 		|| fail "record: $(cat $RT.err)" || return 1

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ktrace report --perfetto FILE: a recording as a Trace Event Format file
+ * (the JSON object form of Google's "Trace Event Format" document), which
+ * the Perfetto UI (ui.perfetto.dev) and chrome://tracing open.
+ *
+ * What goes where:
+ *  - sched:sched_switch records, when recorded, become per-CPU tracks: a
+ *    process "CPUs" (pid KT_CPU_PID, far above any kernel pid) with one
+ *    thread per CPU, each task's time on that CPU a complete ("X") slice
+ *    named after it; the first slice of a CPU starts at the recording's
+ *    first record (nothing earlier is known);
+ *  - every other record is an instant ("i", thread scope) on its own
+ *    thread, named "system:event", its fields as args (typed, as --json);
+ *  - a record with a stack (-g, sampling events) refers to it by "sf" in
+ *    the top-level "stackFrames" table (outermost frame first in the
+ *    parent chain) and also carries it as an args list, innermost first,
+ *    for viewers that do not read stackFrames;
+ *  - lost records are global instants "lost N records (cpu C)";
+ *  - process and thread names are metadata ("M") events.
+ * Timestamps are microseconds with three decimals: the nanoseconds exact.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktrace_cmd.h"
+
+#define KT_CPU_PID 1000000000	/* the "CPUs" process: above pid_max */
+#define MAX_FRAMES 256
+
+/* A node of the stack-frame tree: (parent, frame text) -> id. */
+struct sf_node {
+	uint32_t parent;	/* 0: a root */
+	char *name, *dso;
+};
+
+struct task {
+	int pid, tid;
+	bool used;
+};
+
+struct cpu_track {
+	bool seen;		/* a sched_switch came from this CPU */
+	int tid;		/* the task on it since start */
+	char comm[32];
+	uint64_t start;
+};
+
+struct pf_run {
+	struct kt_ctx *ctx;
+	struct ktrace_record *rec;
+	struct ktrace_json *j;
+	int switch_ev;		/* event index of sched:sched_switch, or -1 */
+	uint64_t first, last;	/* timestamps of the first and last record */
+	bool any;
+	struct cpu_track *cpus;
+	int nr_cpus;
+	/* stack frames: a vector of nodes (id = index + 1) and a hash */
+	struct sf_node *sf;
+	uint32_t nr_sf, cap_sf;
+	uint32_t *sf_hash;	/* open addressing, 0 empty, cap a power of 2 */
+	uint32_t hash_cap;
+	/* tasks seen, for their names */
+	struct task *tasks;	/* open addressing by tid */
+	size_t task_cap, nr_tasks;
+	int error;
+};
+
+static uint64_t mix(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t sf_key(uint32_t parent, const char *name, const char *dso)
+{
+	return mix(mix(14695981039346656037ull ^ parent, name), dso);
+}
+
+static int sf_grow(struct pf_run *run)
+{
+	uint32_t cap = run->hash_cap ? 2 * run->hash_cap : 1024;
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (uint32_t id = 1; id <= run->nr_sf; id++) {
+		const struct sf_node *n = &run->sf[id - 1];
+		uint32_t i = sf_key(n->parent, n->name, n->dso) & (cap - 1);
+
+		while (h[i])
+			i = (i + 1) & (cap - 1);
+		h[i] = id;
+	}
+	free(run->sf_hash);
+	run->sf_hash = h;
+	run->hash_cap = cap;
+	return 0;
+}
+
+/* The id of frame (name, dso) under parent, made when new; 0: no memory. */
+static uint32_t sf_id(struct pf_run *run, uint32_t parent, const char *name,
+		      const char *dso)
+{
+	struct sf_node *n;
+	uint32_t i;
+
+	if (2 * (run->nr_sf + 1) > run->hash_cap && sf_grow(run))
+		return 0;
+	for (i = sf_key(parent, name, dso) & (run->hash_cap - 1);
+	     run->sf_hash[i]; i = (i + 1) & (run->hash_cap - 1)) {
+		n = &run->sf[run->sf_hash[i] - 1];
+		if (n->parent == parent && !strcmp(n->name, name) &&
+		    !strcmp(n->dso, dso))
+			return run->sf_hash[i];
+	}
+	if (run->nr_sf == run->cap_sf) {
+		uint32_t cap = run->cap_sf ? 2 * run->cap_sf : 256;
+		struct sf_node *nv = realloc(run->sf, cap * sizeof(*nv));
+
+		if (!nv)
+			return 0;
+		run->sf = nv;
+		run->cap_sf = cap;
+	}
+	n = &run->sf[run->nr_sf];
+	n->parent = parent;
+	n->name = strdup(name);
+	n->dso = strdup(dso);
+	if (!n->name || !n->dso) {
+		free(n->name);
+		free(n->dso);
+		return 0;
+	}
+	run->sf_hash[i] = ++run->nr_sf;
+	return run->nr_sf;
+}
+
+/* Remember (pid, tid) for the name metadata. */
+static int task_note(struct pf_run *run, int pid, int tid)
+{
+	size_t i;
+
+	if (2 * (run->nr_tasks + 1) > run->task_cap) {
+		size_t cap = run->task_cap ? 2 * run->task_cap : 256;
+		struct task *nv = calloc(cap, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		for (size_t k = 0; k < run->task_cap; k++) {
+			if (!run->tasks[k].used)
+				continue;
+			for (i = (unsigned int)run->tasks[k].tid & (cap - 1);
+			     nv[i].used; i = (i + 1) & (cap - 1))
+				;
+			nv[i] = run->tasks[k];
+		}
+		free(run->tasks);
+		run->tasks = nv;
+		run->task_cap = cap;
+	}
+	for (i = (unsigned int)tid & (run->task_cap - 1); run->tasks[i].used;
+	     i = (i + 1) & (run->task_cap - 1))
+		if (run->tasks[i].tid == tid)
+			return 0;
+	run->tasks[i] = (struct task){ .pid = pid, .tid = tid, .used = true };
+	run->nr_tasks++;
+	return 0;
+}
+
+static void put_ts(struct ktrace_json *j, const char *key, uint64_t ns)
+{
+	ktrace_json_key(j, key);
+	ktrace_json_decimal(j, (long long)ns, 3);
+}
+
+/* Begin an event object: ph, ts, pid, tid (and name). */
+static void ev_begin(struct pf_run *run, const char *ph, const char *name,
+		     uint64_t ts, int pid, int tid)
+{
+	struct ktrace_json *j = run->j;
+
+	ktrace_json_object_begin(j);
+	kt_jstr(j, "ph", ph);
+	if (name)
+		kt_jstr(j, "name", name);
+	put_ts(j, "ts", ts);
+	kt_jint(j, "pid", pid);
+	kt_jint(j, "tid", tid);
+}
+
+/* The slice of the task that ran on cpu up to now. */
+static void cpu_slice(struct pf_run *run, int cpu, uint64_t now,
+		      const char *end_state)
+{
+	struct cpu_track *c = &run->cpus[cpu];
+	struct ktrace_json *j = run->j;
+
+	if (now < c->start)
+		now = c->start;
+	ev_begin(run, "X", c->comm, c->start, KT_CPU_PID, KT_CPU_PID + cpu);
+	put_ts(j, "dur", now - c->start);
+	kt_jstr(j, "cat", "sched");
+	ktrace_json_key(j, "args");
+	ktrace_json_object_begin(j);
+	kt_jint(j, "tid", c->tid);
+	if (end_state)
+		kt_jstr(j, "end_state", end_state);
+	ktrace_json_object_end(j);
+	ktrace_json_object_end(j);
+}
+
+/* sched_switch's prev_state as the kernel's print fmt shows it. */
+static void state_text(long long st, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+	size_t n = 0;
+
+	if (!(st & 0xff)) {
+		snprintf(buf, len, st ? "R+" : "R");
+		return;
+	}
+	for (int b = 0; b < 8 && n + 2 < len; b++)
+		if (st & (1 << b)) {
+			if (n)
+				buf[n++] = '|';
+			buf[n++] = letters[b];
+		}
+	buf[n] = '\0';
+}
+
+static int on_switch(struct pf_run *run, const struct ktrace_sample *s)
+{
+	long long prev_pid, next_pid, prev_state;
+	char prev_comm[32], next_comm[32], st[24];
+	struct cpu_track *c;
+
+	if (ktrace_record_field_int(run->rec, s, "prev_pid", &prev_pid) ||
+	    ktrace_record_field_int(run->rec, s, "next_pid", &next_pid) ||
+	    ktrace_record_field_int(run->rec, s, "prev_state", &prev_state) ||
+	    ktrace_record_field_str(run->rec, s, "prev_comm", prev_comm,
+				    sizeof(prev_comm)) ||
+	    ktrace_record_field_str(run->rec, s, "next_comm", next_comm,
+				    sizeof(next_comm)))
+		return -EINVAL;
+	if (s->cpu < 0 || s->cpu > 65535)
+		return -EINVAL;
+	if (s->cpu >= run->nr_cpus) {
+		struct cpu_track *nv = realloc(run->cpus,
+					       (s->cpu + 1) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		memset(nv + run->nr_cpus, 0,
+		       (s->cpu + 1 - run->nr_cpus) * sizeof(*nv));
+		run->cpus = nv;
+		run->nr_cpus = s->cpu + 1;
+	}
+	c = &run->cpus[s->cpu];
+	if (!c->seen) {
+		/* what ran before: known only from this switch */
+		c->seen = true;
+		c->tid = (int)prev_pid;
+		snprintf(c->comm, sizeof(c->comm), "%s", prev_comm);
+		c->start = run->first;
+	}
+	state_text(prev_state, st, sizeof(st));
+	cpu_slice(run, s->cpu, s->time, st);
+	c->tid = (int)next_pid;
+	snprintf(c->comm, sizeof(c->comm), "%s", next_comm);
+	c->start = s->time;
+	return 0;
+}
+
+/* The record's stack: its "sf" id and the args list. 0 or -ENOMEM. */
+static int put_stack(struct pf_run *run, const struct ktrace_frame *fr,
+		     int n, uint32_t *leaf)
+{
+	uint32_t id = 0;
+
+	for (int i = n - 1; i >= 0; i--) {
+		id = sf_id(run, id, fr[i].sym, fr[i].dso);
+		if (!id)
+			return -ENOMEM;
+	}
+	*leaf = id;
+	return 0;
+}
+
+static int on_record(void *arg, const struct ktrace_sample *s)
+{
+	struct pf_run *run = arg;
+	struct ktrace_json *j = run->j;
+	struct ktrace_frame fr[MAX_FRAMES];
+	const char *fields, *name;
+	uint32_t leaf = 0;
+	size_t len;
+	int n;
+
+	if (!run->any) {
+		run->first = s->time;
+		run->any = true;
+	}
+	if (s->time > run->last)
+		run->last = s->time;
+	if (s->type == KTRACE_SAMPLE_LOST) {
+		char what[80];
+
+		snprintf(what, sizeof(what), "lost %llu records (cpu %d)",
+			 (unsigned long long)s->lost, s->cpu);
+		ev_begin(run, "i", what, s->time, 0, 0);
+		kt_jstr(j, "s", "g");
+		ktrace_json_object_end(j);
+		return 0;
+	}
+	if (s->event == run->switch_ev) {
+		/* without the fields a slice needs: an instant like others */
+		int ret = on_switch(run, s);
+
+		if (ret != -EINVAL)
+			return run->error = ret;
+	}
+	if (task_note(run, s->pid, s->tid))
+		return run->error = -ENOMEM;
+	n = ktrace_record_frames(run->rec, s, fr, MAX_FRAMES);
+	/* a sampling event's own address is its only frame when no -g */
+	if (n && put_stack(run, fr, n, &leaf))
+		return run->error = -ENOMEM;
+	name = ktrace_record_event_name(run->rec, s->event);
+	ev_begin(run, "i", name ? name : "?", s->time, s->pid, s->tid);
+	kt_jstr(j, "s", "t");
+	if (leaf) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "%u", leaf);
+		kt_jstr(j, "sf", id);
+	}
+	ktrace_json_key(j, "args");
+	ktrace_json_object_begin(j);
+	kt_jint(j, "cpu", s->cpu);
+	if (s->period)
+		kt_juint(j, "period", s->period);
+	fields = ktrace_record_fields_json(run->rec, s, &len);
+	if (len > 2) {		/* not "{}" (a sampling event) */
+		ktrace_json_key(j, "fields");
+		ktrace_json_raw(j, fields, len);
+	}
+	if (n) {
+		ktrace_json_key(j, "stack");
+		ktrace_json_array_begin(j);
+		for (int i = 0; i < n; i++) {
+			char line[512];
+
+			snprintf(line, sizeof(line), "%s (%s)%s", fr[i].sym,
+				 fr[i].dso, fr[i].inlined ? " (inlined)" : "");
+			ktrace_json_string(j, line);
+		}
+		ktrace_json_array_end(j);
+	}
+	ktrace_json_object_end(j);
+	ktrace_json_object_end(j);
+	return 0;
+}
+
+static void meta(struct pf_run *run, const char *what, int pid, int tid,
+		 const char *key, const char *value, long long sort)
+{
+	struct ktrace_json *j = run->j;
+
+	ktrace_json_object_begin(j);
+	kt_jstr(j, "ph", "M");
+	kt_jstr(j, "name", what);
+	kt_jint(j, "pid", pid);
+	kt_jint(j, "tid", tid);
+	ktrace_json_key(j, "args");
+	ktrace_json_object_begin(j);
+	if (key)
+		kt_jstr(j, key, value);
+	else
+		kt_jint(j, "sort_index", sort);
+	ktrace_json_object_end(j);
+	ktrace_json_object_end(j);
+}
+
+static void write_tail(struct pf_run *run)
+{
+	struct ktrace_json *j = run->j;
+	char name[32];
+
+	for (int c = 0; c < run->nr_cpus; c++)
+		if (run->cpus[c].seen)
+			cpu_slice(run, c, run->last, NULL);
+	if (run->nr_cpus) {
+		meta(run, "process_name", KT_CPU_PID, 0, "name", "CPUs", 0);
+		meta(run, "process_sort_index", KT_CPU_PID, 0, NULL, NULL, -1);
+	}
+	for (int c = 0; c < run->nr_cpus; c++) {
+		if (!run->cpus[c].seen)
+			continue;
+		snprintf(name, sizeof(name), "CPU %d", c);
+		meta(run, "thread_name", KT_CPU_PID, KT_CPU_PID + c, "name",
+		     name, 0);
+		meta(run, "thread_sort_index", KT_CPU_PID, KT_CPU_PID + c,
+		     NULL, NULL, c);
+	}
+	for (size_t i = 0; i < run->task_cap; i++) {
+		const struct task *t = &run->tasks[i];
+
+		if (!t->used)
+			continue;
+		ktrace_record_comm(run->rec, t->tid, name, sizeof(name));
+		meta(run, "thread_name", t->pid, t->tid, "name", name, 0);
+		if (t->pid == t->tid)
+			meta(run, "process_name", t->pid, t->tid, "name",
+			     name, 0);
+	}
+	ktrace_json_array_end(j);
+	kt_jstr(j, "displayTimeUnit", "ns");
+	ktrace_json_key(j, "stackFrames");
+	ktrace_json_object_begin(j);
+	for (uint32_t id = 1; id <= run->nr_sf; id++) {
+		const struct sf_node *n = &run->sf[id - 1];
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", id);
+		ktrace_json_key(j, key);
+		ktrace_json_object_begin(j);
+		kt_jstr(j, "name", n->name);
+		kt_jstr(j, "category", n->dso);
+		if (n->parent) {
+			snprintf(key, sizeof(key), "%u", n->parent);
+			kt_jstr(j, "parent", key);
+		}
+		ktrace_json_object_end(j);
+	}
+	ktrace_json_object_end(j);
+	ktrace_json_key(j, "otherData");
+	ktrace_json_object_begin(j);
+	kt_jstr(j, "tool", "ktrace " KTRACE_VERSION);
+	kt_jstr(j, "command", ktrace_record_meta(run->rec, "command"));
+	kt_jstr(j, "kernel", ktrace_record_meta(run->rec, "kernel"));
+	ktrace_json_object_end(j);
+	ktrace_json_object_end(j);
+}
+
+long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
+		       FILE *f, int *error)
+{
+	struct pf_run run = { .ctx = ctx, .rec = rec, .switch_ev = -1 };
+	long n;
+	int ret;
+
+	for (int i = 0; i < ktrace_record_nr_events(rec); i++) {
+		const char *name = ktrace_record_event_name(rec, i);
+
+		if (name && !strcmp(name, "sched:sched_switch"))
+			run.switch_ev = i;
+	}
+	run.j = ktrace_json_alloc(f);
+	if (!run.j) {
+		*error = -ENOMEM;
+		return 0;
+	}
+	ktrace_json_set_long_arrays(run.j, true);
+	ktrace_json_object_begin(run.j);
+	ktrace_json_key(run.j, "traceEvents");
+	ktrace_json_array_begin(run.j);
+	n = ktrace_record_replay(rec, on_record, &run, NULL, NULL);
+	if (n >= 0 && !run.error)
+		write_tail(&run);
+	ret = ktrace_json_free(run.j);
+	*error = run.error ? run.error : ret;
+	for (uint32_t i = 0; i < run.nr_sf; i++) {
+		free(run.sf[i].name);
+		free(run.sf[i].dso);
+	}
+	free(run.sf);
+	free(run.sf_hash);
+	free(run.tasks);
+	free(run.cpus);
+	return n;
+}
