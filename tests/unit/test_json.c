@@ -85,6 +85,44 @@ static void test_top_array_lines(void **state)
 	mem_expect(&m, "[\n{\"i\": 0},\n{\"i\": 1}\n]\n");
 }
 
+/* Timestamps exact to the nanosecond, values made elsewhere, and the
+ * arrays of a trace file one element per line. */
+static void test_decimal_raw_long_arrays(void **state)
+{
+	struct mem m;
+
+	(void)state;
+	mem_open(&m);
+	ktrace_json_set_long_arrays(m.j, true);
+	ktrace_json_object_begin(m.j);
+	ktrace_json_key(m.j, "e");
+	ktrace_json_array_begin(m.j);
+	ktrace_json_decimal(m.j, 10254100036491ll, 3);
+	ktrace_json_decimal(m.j, -5, 3);
+	ktrace_json_decimal(m.j, 7, 0);
+	ktrace_json_array_begin(m.j);	/* deeper: on one line */
+	ktrace_json_raw(m.j, "{\"x\": 1}", 8);
+	ktrace_json_raw(m.j, "[]", 2);
+	ktrace_json_array_end(m.j);
+	ktrace_json_array_end(m.j);
+	ktrace_json_key(m.j, "n");
+	ktrace_json_array_begin(m.j);
+	ktrace_json_array_end(m.j);
+	ktrace_json_object_end(m.j);
+	mem_expect(&m, "{\"e\": [\n10254100036.491,\n-0.005,\n7,\n[{\"x\": 1}, []]\n], \"n\": []}\n");
+
+	/* off (the default): the same object on one line */
+	mem_open(&m);
+	ktrace_json_object_begin(m.j);
+	ktrace_json_key(m.j, "e");
+	ktrace_json_array_begin(m.j);
+	ktrace_json_decimal(m.j, 1000, 3);
+	ktrace_json_decimal(m.j, 1, 3);
+	ktrace_json_array_end(m.j);
+	ktrace_json_object_end(m.j);
+	mem_expect(&m, "{\"e\": [1.000, 0.001]}\n");
+}
+
 static void test_close_all(void **state)
 {
 	struct mem m;
@@ -163,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_top_array_lines),
+		cmocka_unit_test(test_decimal_raw_long_arrays),
 		cmocka_unit_test(test_close_all),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_escape_bounded),
