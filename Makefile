@@ -22,6 +22,8 @@ KTRACE_LIBS := $(shell $(PKG_CONFIG) --libs libtracefs libtraceevent) \
 else
 KTRACE_LIBS := $(PKG_LIBS)
 endif
+# ktrace top draws its screen with ncurses (only the CLI links it).
+CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -83,14 +85,15 @@ $(B)/libktrace-cmd.a: $(CMD_OBJS)
 	ar rcs $@ $^
 
 ktrace: $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
-	$(CC) $(CFLAGS) -o $@ $^ $(KTRACE_LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) -o $@ $^ $(KTRACE_LIBS) $(CURSES_LIBS) $(LDFLAGS)
 
 # Unit tests: each tests/unit/test_X.c is one cmocka binary, linked with the
 # CLI objects too so that commands can be called in-process.
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KT_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
-		$(B)/libktrace-cmd.a $(B)/libktrace.a $(PKG_LIBS) $(CMOCKA_LIBS)
+		$(B)/libktrace-cmd.a $(B)/libktrace.a $(PKG_LIBS) $(CURSES_LIBS) \
+		$(CMOCKA_LIBS)
 
 # Programs the tests trace. Built with debuginfo, no optimisation games;
 # chain is built as Debian builds its binaries (-O2, no frame pointers).
@@ -137,7 +140,7 @@ check-unused:
 		$(B)/unused/libktrace.a $(B)/unused/libktrace-cmd.a \
 		$(B)/unused/cmd/main.o >/dev/null
 	@CC="$(CC)" KT_CFLAGS="-O2 -g0 -fno-inline $(KT_CFLAGS)" \
-		scripts/check-unused.sh $(B)/unused $(PKG_LIBS)
+		scripts/check-unused.sh $(B)/unused $(PKG_LIBS) $(CURSES_LIBS)
 
 check-exports: $(B)/install/libktrace.a
 	@bad=$$(nm -g --defined-only $< | awk 'NF == 3 && $$3 !~ /^ktrace_/ { print $$3 }'); \

@@ -21,6 +21,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "record events through perf ring buffers" },
 	{ "report", cmd_report, "print a recording made with record -o" },
 	{ "stat", cmd_stat, "count events (like perf stat)" },
+	{ "top", cmd_top, "live view: hottest symbols, events a second (like perf top)" },
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

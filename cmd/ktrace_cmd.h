@@ -109,6 +109,7 @@ int cmd_probe(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_top(struct kt_ctx *ctx, int argc, char **argv);
 
 /* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed; SIGPIPE is
  * ignored (writes fail with EPIPE instead). Install before creating
@@ -201,6 +202,32 @@ int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
 		     char *const *specs, int n,
 		     int (*add)(void *arg, int i, const char *event),
 		     void *arg);
+
+/* Profiles: counts by a text key (cmd/profile.c). */
+struct kt_prow {
+	char *key;		/* e.g. fields joined by '\t', or a folded stack */
+	unsigned long long samples, period;
+};
+struct kt_profile {
+	struct kt_prow *v;	/* open addressing, cap a power of 2 */
+	size_t cap, n;
+	size_t sorted;		/* after kt_profile_sort(): rows in v[0..] */
+	unsigned long long samples, period;
+};
+/* Count a sample of period under key (taken over: freed when not kept).
+ * 0 or -ENOMEM. Not after kt_profile_sort(). */
+int kt_profile_add(struct kt_profile *p, char *key, uint64_t period);
+/* The rows to v[0..n) sorted by cmp; returns n. The table is then only
+ * a list: kt_profile_free() it. */
+size_t kt_profile_sort(struct kt_profile *p,
+		       int (*cmp)(const void *, const void *));
+int kt_prow_by_period(const void *a, const void *b);	/* largest first */
+int kt_prow_by_key(const void *a, const void *b);
+/* Multiply every count by num/den, dropping rows left with less than a
+ * sample (top's decay, as perf top). */
+void kt_profile_decay(struct kt_profile *p, unsigned int num,
+		      unsigned int den);
+void kt_profile_free(struct kt_profile *p);	/* empty again */
 
 /* Flame graphs of folded stacks (cmd/flamegraph.c). */
 /*

@@ -52,76 +52,6 @@ static const char *const sort_titles[SK_NR] = {
 	"Command", "Shared Object", "Symbol", "Event",
 };
 
-/* One row of a profile: its key text and what it adds up. */
-struct prow {
-	char *key;		/* fields joined by '\t' (profile) or ';' */
-	unsigned long long samples, period;
-};
-
-struct profile {
-	struct prow *v;		/* open addressing, cap a power of 2 */
-	size_t cap, n;
-	unsigned long long samples, period;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* Add a sample to row key (taken over: freed here when not kept). */
-static int profile_add(struct profile *p, char *key, uint64_t period)
-{
-	size_t i;
-
-	if (2 * (p->n + 1) > p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 256;
-		struct prow *nv = calloc(cap, sizeof(*nv));
-
-		if (!nv) {
-			free(key);
-			return -ENOMEM;
-		}
-		for (size_t j = 0; j < p->cap; j++) {
-			if (!p->v[j].key)
-				continue;
-			for (i = str_hash(p->v[j].key) & (cap - 1); nv[i].key;
-			     i = (i + 1) & (cap - 1))
-				;
-			nv[i] = p->v[j];
-		}
-		free(p->v);
-		p->v = nv;
-		p->cap = cap;
-	}
-	for (i = str_hash(key) & (p->cap - 1); p->v[i].key;
-	     i = (i + 1) & (p->cap - 1))
-		if (!strcmp(p->v[i].key, key))
-			break;
-	if (p->v[i].key) {
-		free(key);
-	} else {
-		p->v[i].key = key;
-		p->n++;
-	}
-	p->v[i].samples++;
-	p->v[i].period += period;
-	p->samples++;
-	p->period += period;
-	return 0;
-}
-
-static void profile_free(struct profile *p)
-{
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->v[i].key);
-	free(p->v);
-}
-
 struct report_run {
 	struct kt_ctx *ctx;
 	struct ktrace_record *rec;
@@ -131,8 +61,8 @@ struct report_run {
 	enum sort_key keys[SK_NR];
 	int nkeys;
 	bool folded;
-	struct profile prof;		/* --folded: every event */
-	struct profile *per_event;	/* --sort: one per event, as perf */
+	struct kt_profile prof;		/* --folded: every event */
+	struct kt_profile *per_event;	/* --sort: one per event, as perf */
 	int nr_events;
 	int error;
 };
@@ -197,7 +127,7 @@ static int profile_one(void *arg, const struct ktrace_sample *s)
 		return run->error = -ENOMEM;
 	}
 	if (!run->folded && s->event >= run->nr_events) {
-		struct profile *nv = realloc(run->per_event,
+		struct kt_profile *nv = realloc(run->per_event,
 					     (s->event + 1) * sizeof(*nv));
 
 		if (!nv) {
@@ -209,44 +139,21 @@ static int profile_one(void *arg, const struct ktrace_sample *s)
 		run->per_event = nv;
 		run->nr_events = s->event + 1;
 	}
-	run->error = profile_add(run->folded ? &run->prof :
+	run->error = kt_profile_add(run->folded ? &run->prof :
 				 &run->per_event[s->event], key,
 				 s->period ? s->period : 1);
 	return run->error;
 }
 
-static int row_by_period(const void *a, const void *b)
-{
-	const struct prow *x = a, *y = b;
-
-	if (x->period != y->period)
-		return x->period < y->period ? 1 : -1;
-	return strcmp(x->key, y->key);
-}
-
-static int row_by_key(const void *a, const void *b)
-{
-	return strcmp(((const struct prow *)a)->key,
-		      ((const struct prow *)b)->key);
-}
-
 /* One event's profile (or the folded stacks of all). */
-static void print_profile(struct report_run *run, struct profile *p,
+static void print_profile(struct report_run *run, struct kt_profile *p,
 			  const char *event)
 {
 	struct ktrace_json *j = run->json ? kt_json(run->ctx) : NULL;
 	FILE *out = run->ctx->out;
-	size_t n = 0;
+	size_t n = kt_profile_sort(p, run->folded ? kt_prow_by_key :
+					kt_prow_by_period);
 
-	/* rows to the front, then sorted */
-	for (size_t i = 0; i < p->cap; i++) {
-		struct prow row = p->v[i];
-
-		p->v[i].key = NULL;
-		if (row.key)
-			p->v[n++] = row;
-	}
-	qsort(p->v, n, sizeof(*p->v), run->folded ? row_by_key : row_by_period);
 	if (run->folded) {
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, "%s %llu\n", p->v[i].key, p->v[i].samples);
@@ -326,7 +233,7 @@ static int write_flamegraph(struct report_run *run, const char *path,
 			    const char *input)
 {
 	struct kt_flame *fg = kt_flame_alloc();
-	struct profile *p = &run->prof;
+	struct kt_profile *p = &run->prof;
 	char title[512];
 	int ret = fg ? 0 : -ENOMEM;
 	FILE *f;
@@ -591,9 +498,9 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		run.error = write_flamegraph(&run, svg, input);
 	else if (profile && n >= 0 && !run.error)
 		print_profiles(&run);
-	profile_free(&run.prof);
+	kt_profile_free(&run.prof);
 	for (int e = 0; e < run.nr_events; e++)
-		profile_free(&run.per_event[e]);
+		kt_profile_free(&run.per_event[e]);
 	free(run.per_event);
 	fflush(ctx->out);
 	ktrace_record_free(run.rec);
