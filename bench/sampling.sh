@@ -60,16 +60,23 @@ run() { # NAME FILE RECORD-CMD... :: DECODE-CMD...
 		{ echo "$name: decode failed: $(tail -2 $W/$name.dec.err)"; return 1; }
 	echo "$f" >$W/$name.file
 }
+# warm-up, not measured: the binaries, debug files and kallsyms in the
+# page cache for whichever tracer goes first
+$K record -a -F 999 -g -e cpu-clock -d 1 -o $W/warm.dat 2>/dev/null &&
+	$K report -i $W/warm.dat >/dev/null
+perf record -q -a -F 999 --call-graph dwarf -e cpu-clock -o $W/warm.pdat -- sleep 1 2>/dev/null &&
+	perf script -i $W/warm.pdat >/dev/null 2>&1
+rm -f $W/warm.dat $W/warm.pdat
 run ktrace-dwarf $W/kdw.dat $K record -a -F 999 -g -e cpu-clock -d $SECS -o $W/kdw.dat :: $K report -i $W/kdw.dat
 run ktrace-fp $W/kfp.dat $K record -a -F 999 --call-graph fp -e cpu-clock -d $SECS -o $W/kfp.dat :: $K report -i $W/kfp.dat
 run perf-dwarf $W/pdw.dat perf record -q -a -F 999 --call-graph dwarf -e cpu-clock -o $W/pdw.dat -- sleep $SECS :: perf script -i $W/pdw.dat
 run perf-fp $W/pfp.dat perf record -q -a -F 999 -g -e cpu-clock -o $W/pfp.dat -- sleep $SECS :: perf script -i $W/pfp.dat
 
-echo "| tracer | samples | lost | CPU s (record+text) | CPU µs/sample | bytes/sample | peak RSS MB | CPU ×perf | bytes ×perf | RSS ×perf |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| tracer | samples | lost | CPU s record | CPU s text | CPU µs/sample (both) | bytes/sample | peak RSS MB | CPU ×perf | bytes ×perf | RSS ×perf |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 declare -A cpu bytes rss
 for t in perf-dwarf ktrace-dwarf perf-fp ktrace-fp; do
-	[ -s $W/$t.txt ] || { echo "| $t | failed | | | | | | | | |"; continue; }
+	[ -s $W/$t.txt ] || { echo "| $t | failed | | | | | | | | | |"; continue; }
 	n=$(grep -cE '^ *[^ ].* [0-9]+\.[0-9]+: +[0-9]+ cpu-clock' $W/$t.txt)
 	read -r rc rr < <(ru $W/$t.rec.ru)
 	read -r dc dr < <(ru $W/$t.dec.ru)
@@ -83,7 +90,7 @@ for t in perf-dwarf ktrace-dwarf perf-fp ktrace-fp; do
 	else
 		ratios="- | - | -"
 	fi
-	echo "| $t | $n | ${lost:-0} | ${cpu[$t]} | $(echo "scale=1; ${cpu[$t]} * 1000000 / $n" | bc) | ${bytes[$t]} | ${rss[$t]} | $ratios |"
+	echo "| $t | $n | ${lost:-0} | $(echo "scale=3; $rc / 1000000" | bc) | $(echo "scale=3; $dc / 1000000" | bc) | $(echo "scale=1; ${cpu[$t]} * 1000000 / $n" | bc) | ${bytes[$t]} | ${rss[$t]} | $ratios |"
 done
 echo
 echo "Hottest symbols, ktrace dwarf (report --sort sym):"
