@@ -1,11 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# ktrace build. `make`, `make check`, `make clean`, `make install PREFIX=... DESTDIR=...`
+# ktrace build. `make`, `make check`, `make clean`,
+# `make install PREFIX=/usr DESTDIR=...`, `make uninstall`; `make V=1` shows
+# the commands; `make WERROR=1` (the tests, CI) turns warnings into errors.
 
+B := build
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
+WERROR ?= 0
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
 
 PKGS := libtracefs libtraceevent libdw libelf libbpf
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
@@ -27,13 +38,19 @@ CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
-VERSION := 0.1.0
-KT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DKTRACE_VERSION='"$(VERSION)"' \
-	-DKTRACE_PROBES_DIR='"$(PREFIX)/share/ktrace/probes"' \
-	-Ilib -Icmd $(PKG_CFLAGS)
+# The release, from lib/ktrace.h's KTRACE_VERSION_* macros (one place),
+# and, built from git, the commit ("abc1234-dirty").
+VERSION := $(shell sed -n 's/^\#define KTRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' lib/ktrace.h | paste -sd.)
+SOVERSION := 0
+GIT_VERSION := $(shell git describe --always --dirty --match 'v*' 2>/dev/null)
+FULL_VERSION := $(VERSION)$(if $(GIT_VERSION), (git $(GIT_VERSION)))
+KT_CFLAGS := -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
+	-D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd \
+	-I$(B)/gen $(PKG_CFLAGS)
+# Header dependencies come from the compiler (-MMD -MP, build/**/*.d).
+DEP_FLAGS = -MMD -MP
 
-B := build
+SHLIB := $(B)/libktrace.so.$(VERSION)
 LIB_SRCS := $(sort $(wildcard lib/*.c lib/*/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -45,27 +62,47 @@ TARGET_BINS := $(patsubst %.cc,$(B)/%,$(patsubst %.c,$(B)/%,$(TARGET_SRCS)))
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
-.PHONY: all clean install check check-unit check-integration check-vm \
+.PHONY: all clean install uninstall FORCE check-docs check check-unit check-integration check-vm \
 	check-static analyze check-unused check-exports targets examples bench
 
-all: ktrace
+all: ktrace $(SHLIB)
 
 HDRS := $(wildcard lib/*.h lib/*/*.h cmd/*.h)
 
-# libktrace: one section per function (scripts/check-unused.sh) and every
-# symbol hidden but the public API (lib/ktrace.h makes its declarations
-# visible), so that the installed library exports ktrace_* only.
-LIB_CFLAGS := -ffunction-sections -fvisibility=hidden
+# Every object depends on the flags it was built with: a changed CFLAGS,
+# WERROR or version rebuilds (build/flags holds the last ones).
+FLAGS_NOW := $(CC) $(CFLAGS) $(KT_CFLAGS) $(LDFLAGS)
+$(B)/flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(subst ','\'',$(FLAGS_NOW))' | cmp -s - $@ || \
+		echo '$(subst ','\'',$(FLAGS_NOW))' >$@
+FORCE:
 
-$(B)/lib/%.o: lib/%.c $(HDRS)
+# The git version for ktrace --version, in a header only cmd/ktrace.c
+# includes, rewritten only when it changes.
+$(B)/gen/ktrace_version.h: FORCE
 	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) $(KT_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+	@echo '#define KTRACE_FULL_VERSION "$(FULL_VERSION)"' | cmp -s - $@ || \
+		echo '#define KTRACE_FULL_VERSION "$(FULL_VERSION)"' >$@
+$(B)/cmd/ktrace.o: $(B)/gen/ktrace_version.h
 
-$(B)/%.o: %.c $(HDRS)
+# libktrace: position independent (it is also a shared library), one
+# section per function (scripts/check-unused.sh) and every symbol hidden but
+# the public API (lib/ktrace.h makes its declarations visible), so that the
+# installed libraries export ktrace_* only.
+LIB_CFLAGS := -fPIC -ffunction-sections -fvisibility=hidden
+
+$(B)/lib/%.o: lib/%.c $(B)/flags
 	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) $(KT_CFLAGS) -c -o $@ $<
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(KT_CFLAGS) $(LIB_CFLAGS) $(DEP_FLAGS) -c -o $@ $<
+
+$(B)/%.o: %.c $(B)/flags
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(KT_CFLAGS) $(DEP_FLAGS) -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 $(B)/libktrace.a: $(LIB_OBJS)
 	@rm -f $@
@@ -80,6 +117,13 @@ $(B)/install/libktrace.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $(B)/install/libktrace.o
 
+# The shared library: soname libktrace.so.$(SOVERSION), ktrace_* only
+# (lib/libktrace.map), its dependencies as DT_NEEDED.
+$(SHLIB): $(LIB_OBJS) lib/libktrace.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libktrace.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libktrace.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS) $(PKG_LIBS) $(LDFLAGS)
+
 $(B)/libktrace-cmd.a: $(CMD_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -89,9 +133,9 @@ ktrace: $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
 
 # Unit tests: each tests/unit/test_X.c is one cmocka binary, linked with the
 # CLI objects too so that commands can be called in-process.
-$(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(HDRS) $(wildcard tests/unit/*.h)
+$(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(B)/flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
+	$(CC) $(CFLAGS) $(KT_CFLAGS) $(CMOCKA_CFLAGS) $(DEP_FLAGS) -Itests/unit -o $@ $< \
 		$(B)/libktrace-cmd.a $(B)/libktrace.a $(PKG_LIBS) $(CURSES_LIBS) \
 		$(CMOCKA_LIBS)
 
@@ -109,9 +153,16 @@ $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -Wall -o $@ $< -lpthread
 
-$(B)/examples/%: examples/%.c $(B)/libktrace.a
+# Examples see the public header only (alone in build/include), as a
+# program built against the installed library does.
+$(B)/include/ktrace.h: lib/ktrace.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) -o $@ $< $(B)/libktrace.a $(PKG_LIBS)
+	cp $< $@
+
+$(B)/examples/%: examples/%.c $(B)/libktrace.a $(B)/include/ktrace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
+		-I$(B)/include -o $@ $< $(B)/libktrace.a $(PKG_LIBS)
 
 targets: $(TARGET_BINS)
 examples: $(EXAMPLE_BINS)
@@ -119,8 +170,8 @@ examples: $(EXAMPLE_BINS)
 check-unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
-check-integration: ktrace targets examples
-	@tests/integration/run.sh
+check-integration: ktrace targets examples $(SHLIB)
+	@KT_WERROR=$(WERROR) tests/integration/run.sh
 
 check-vm: ktrace targets
 	@tests/vm/run.sh
@@ -142,25 +193,74 @@ check-unused:
 	@CC="$(CC)" KT_CFLAGS="-O2 -g0 -fno-inline $(KT_CFLAGS)" \
 		scripts/check-unused.sh $(B)/unused $(PKG_LIBS) $(CURSES_LIBS)
 
-check-exports: $(B)/install/libktrace.a
+check-exports: $(B)/install/libktrace.a $(SHLIB)
 	@bad=$$(nm -g --defined-only $< | awk 'NF == 3 && $$3 !~ /^ktrace_/ { print $$3 }'); \
 	if [ -n "$$bad" ]; then echo "check-exports: libktrace.a exports internals:" $$bad; exit 1; fi; \
 	echo "check-exports: libktrace.a exports $$(nm -g --defined-only $< | grep -c ' T ktrace_') ktrace_* functions and nothing else"
+	@bad=$$(nm -D --defined-only $(SHLIB) | awk 'NF == 3 && $$3 !~ /^ktrace_/ && $$3 != "KTRACE_$(SOVERSION)" { print $$3 }'); \
+	if [ -n "$$bad" ]; then echo "check-exports: $(SHLIB) exports internals:" $$bad; exit 1; fi; \
+	so=$$(readelf -d $(SHLIB) | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
+	[ "$$so" = libktrace.so.$(SOVERSION) ] || { echo "check-exports: soname '$$so'"; exit 1; }; \
+	echo "check-exports: $(SHLIB) (soname $$so) exports $$(nm -D --defined-only $(SHLIB) | grep -c ' T ktrace_') ktrace_* functions and nothing else"
 
-check-static: analyze check-unused check-exports
+# The documentation: man pages lint clean (mandoc), every option of the
+# code is in its page and back, the bash completion gives what it should.
+check-docs: ktrace
+	@for f in man/*.[0-9]; do mandoc -Tlint -Wwarning $$f || exit 1; done; \
+		echo "check-docs: $$(ls man/*.[0-9] | wc -l) man pages lint clean"
+	@tests/docs/man_options.py .
+	@tests/docs/completion.sh ./ktrace
+
+check-static: analyze check-unused check-exports check-docs
 
 check: check-static check-unit check-integration check-vm
 
 bench: ktrace targets
 	@bench/run.sh
 
-install: ktrace $(B)/install/libktrace.a
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
-		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ktrace/probes
-	install -m 0755 ktrace $(DESTDIR)$(PREFIX)/bin/ktrace
-	install -m 0644 lib/ktrace.h $(DESTDIR)$(PREFIX)/include/ktrace.h
-	install -m 0644 $(B)/install/libktrace.a $(DESTDIR)$(PREFIX)/lib/libktrace.a
-	install -m 0644 probes/*.probe $(DESTDIR)$(PREFIX)/share/ktrace/probes/
+# What goes where (DESTDIR for staging): the binary, libktrace (shared,
+# static, header, pkg-config file), man pages, bash and zsh completion, the
+# probe sets. ktrace finds its probe sets next to where it is installed
+# (BINDIR/../share/ktrace/probes), so PREFIX matters only here.
+install: ktrace $(SHLIB) $(B)/install/libktrace.a
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DATADIR)/ktrace/probes \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions
+	install -m 0755 ktrace $(DESTDIR)$(BINDIR)/ktrace
+	install -m 0644 lib/ktrace.h $(DESTDIR)$(INCLUDEDIR)/ktrace.h
+	install -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libktrace.so.$(VERSION)
+	ln -sf libktrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION)
+	ln -sf libktrace.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libktrace.so
+	install -m 0644 $(B)/install/libktrace.a $(DESTDIR)$(LIBDIR)/libktrace.a
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		lib/libktrace.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc
+	install -m 0644 probes/*.probe $(DESTDIR)$(DATADIR)/ktrace/probes/
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 completion/ktrace.bash \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/ktrace
+	sed 's|@DATADIR@|$(DATADIR)|' completion/_ktrace.in \
+		>$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ktrace
+	ln -sf ktrace-enable.1 $(DESTDIR)$(MANDIR)/man1/ktrace-disable.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ktrace $(DESTDIR)$(INCLUDEDIR)/ktrace.h \
+		$(DESTDIR)$(LIBDIR)/libktrace.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION) \
+		$(DESTDIR)$(LIBDIR)/libktrace.so $(DESTDIR)$(LIBDIR)/libktrace.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/ktrace \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ktrace \
+		$(DESTDIR)$(MANDIR)/man1/ktrace-disable.1
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+	rm -rf $(DESTDIR)$(DATADIR)/ktrace
 
 clean:
 	rm -rf $(B) ktrace

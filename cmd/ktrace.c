@@ -5,10 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
 #include "ktrace_cmd.h"
+#include "ktrace_version.h"	/* generated: build/gen */
 
 static int cmd_help(struct kt_ctx *ctx, int argc, char **argv);
 static int cmd_version(struct kt_ctx *ctx, int argc, char **argv);
+static bool show_man_page(struct kt_ctx *ctx, const char *cmd);
 
 static const struct cmd commands[] = {
 	{ "list", cmd_list, "list tracepoints and dynamic events" },
@@ -262,10 +268,78 @@ static int cmd_help(struct kt_ctx *ctx, int argc, char **argv)
 	if (!c || c->fn == cmd_help)
 		return kt_error(ctx, KT_USAGE, "no help for unknown command '%s'",
 				argv[1]);
+	/* enable and disable share a page */
+	if (show_man_page(ctx, c->fn == cmd_disable ? "enable" : c->name))
+		return KT_OK;
 	args[0] = argv[1];
 	ctx->cmd = c->name;
 	kt_getopt_reset();
 	return c->fn(ctx, 2, args);
+}
+
+int kt_data_path(char *buf, size_t len, const char *installed,
+		 const char *source)
+{
+	char exe[2048], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	snprintf(buf, len, "%s/../%s", exe, installed);
+	if (!access(buf, R_OK))
+		return 0;
+	snprintf(buf, len, "%s/%s", exe, source);
+	if (!access(buf, R_OK))
+		return 0;
+	return -ENOENT;
+}
+
+const char *kt_probes_dir(void)
+{
+	static char dir[4096];
+	static int found = 1;	/* 1: not looked yet */
+	const char *env = getenv("KTRACE_PROBES_DIR");
+
+	if (env && *env)
+		return env;
+	if (found == 1)
+		found = kt_data_path(dir, sizeof(dir), "share/ktrace/probes",
+				    "probes");
+	return found ? NULL : dir;
+}
+
+/* On a terminal, `ktrace help CMD` shows the man page, as git does: the
+ * installed one next to the binary, or the source tree's. false when
+ * there is none (or no man): the caller prints the usage. */
+static bool show_man_page(struct kt_ctx *ctx, const char *cmd)
+{
+	char inst[128], src[128], path[4096];
+	int status;
+	pid_t pid;
+
+	if (ctx->json || ctx->out != stdout || !isatty(STDOUT_FILENO))
+		return false;
+	snprintf(inst, sizeof(inst), "share/man/man1/ktrace-%s.1", cmd);
+	snprintf(src, sizeof(src), "man/ktrace-%s.1", cmd);
+	if (kt_data_path(path, sizeof(path), inst, src))
+		return false;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		execlp("man", "man", "-l", path, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 static int cmd_version(struct kt_ctx *ctx, int argc, char **argv)
@@ -280,9 +354,11 @@ static int cmd_version(struct kt_ctx *ctx, int argc, char **argv)
 		ktrace_json_object_begin(j);
 		ktrace_json_key(j, "version");
 		ktrace_json_string(j, KTRACE_VERSION);
+		kt_jstr(j, "build", KTRACE_FULL_VERSION);
+		kt_jstr(j, "library", ktrace_version());
 		ktrace_json_object_end(j);
 	} else
-		fprintf(ctx->out, "ktrace %s\n", KTRACE_VERSION);
+		fprintf(ctx->out, "ktrace %s\n", KTRACE_FULL_VERSION);
 	return KT_OK;
 }
 

@@ -247,6 +247,19 @@ int kt_flame_add(struct kt_flame *fg, const char *folded,
 /* The SVG (self-contained, interactive) onto f. 0 or -EIO. */
 int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title);
 
+/*
+ * Where the probe sets are, found at run time (nothing is frozen at build
+ * time): $KTRACE_PROBES_DIR, else BINDIR/../share/ktrace/probes next to the
+ * running binary (installed), else the source tree's probes/ next to it.
+ * NULL when none exists. Owned by cmd/ktrace.c.
+ */
+const char *kt_probes_dir(void);
+/* A file or directory of ktrace's, found at run time: BINDIR/../installed
+ * (an installed ktrace) or BINDIR/source (the source tree) into buf.
+ * 0 or -ENOENT. */
+int kt_data_path(char *buf, size_t len, const char *installed,
+		 const char *source);
+
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);
 

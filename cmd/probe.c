@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* ktrace probe add|del|list: kprobes, kretprobes, uprobes, uretprobes. */
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@ static const char probe_usage[] =
 	"       ktrace probe add [-x BINARY] [-g GROUP] -f FILE\n"
 	"       ktrace probe list [--json] [GLOB...]\n"
 	"       ktrace probe del GLOB...\n"
+	"       ktrace probe sets          the installed probe sets (for -f)\n"
 	"\n"
 	"SPEC     := [[GROUP:]EVENT=]LOCATION [ARG...]\n"
 	"LOCATION := FUNC[+OFFS] | FUNC%return | FILE:LINE   (kernel, or user space with -x)\n"
@@ -78,15 +80,13 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 	*n = 0;
 	f = fopen(path, "r");
 	/* A bare set name ("file-opens") is looked up among the installed
-	 * sets, then in ./probes. */
+	 * sets (found at run time, next to the binary). */
 	if (!f && errno == ENOENT && !strchr(path, '/')) {
 		char alt[4096];
+		const char *dir = kt_probes_dir();
 
-		snprintf(alt, sizeof(alt), "%s/%s.probe", KTRACE_PROBES_DIR,
-			 path);
-		f = fopen(alt, "r");
-		if (!f) {
-			snprintf(alt, sizeof(alt), "probes/%s.probe", path);
+		if (dir) {
+			snprintf(alt, sizeof(alt), "%s/%s.probe", dir, path);
 			f = fopen(alt, "r");
 		}
 		if (!f)
@@ -579,6 +579,46 @@ out:
 	return ret;
 }
 
+/* The installed probe sets, one name a line (or a JSON array). */
+static int probe_sets(struct kt_ctx *ctx, int argc, char **argv)
+{
+	const char *dir = kt_probes_dir();
+	struct ktrace_json *j = NULL;
+	struct dirent **names = NULL;
+	int n;
+
+	if (argc > 1)
+		return kt_usage_error(ctx, NULL, "probe sets takes no arguments");
+	(void)argv;
+	if (!dir)
+		return kt_error(ctx, KT_FAIL,
+				"no probe sets: none next to the ktrace binary (set KTRACE_PROBES_DIR)");
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return kt_error(ctx, KT_FAIL, "cannot read '%s': %m", dir);
+	if (ctx->json) {
+		j = kt_json(ctx);
+		if (j)
+			ktrace_json_array_begin(j);
+	}
+	for (int i = 0; i < n; i++) {
+		char *dot = strrchr(names[i]->d_name, '.');
+
+		if (dot && !strcmp(dot, ".probe") && dot != names[i]->d_name) {
+			*dot = '\0';
+			if (j)
+				ktrace_json_string(j, names[i]->d_name);
+			else if (!ctx->json)
+				fprintf(ctx->out, "%s\n", names[i]->d_name);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (j)
+		ktrace_json_array_end(j);
+	return KT_OK;
+}
+
 static int probe_help(struct kt_ctx *ctx, int argc, char **argv)
 {
 	(void)argc;
@@ -591,6 +631,7 @@ static const struct cmd probe_cmds[] = {
 	{ "add", probe_add, "create kprobes/uprobes" },
 	{ "list", probe_list, "list kprobes/uprobes" },
 	{ "del", probe_del, "remove kprobes/uprobes" },
+	{ "sets", probe_sets, "list the installed probe sets" },
 	{ "help", probe_help, "this help" },
 	{ "--help", probe_help, "this help" },
 	{ "-h", probe_help, "this help" },

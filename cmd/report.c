@@ -411,7 +411,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	long n;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+i:jDHs:h", report_opts,
+	while ((opt = getopt_long(argc, argv, "+i:jDs:h", report_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's':

@@ -11,10 +11,15 @@
  *    itself), and prints the first N records, one line each,
  * 3. prints how many records were captured and lost.
  *
- * Build: make examples (links build/libktrace.a); then for instance
+ * Build against an installed libktrace:
+ *   cc -o hello_trace hello_trace.c $(pkg-config --cflags --libs libktrace)
+ * or in the tree: make examples (links build/libktrace.a); then for instance
  *   build/examples/hello_trace 'syscalls:sys_*_getppid' syscalls:sys_enter_getppid 3
  *   build/examples/hello_trace sched syscalls:sys_enter_getppid 5 build/examples/target 2
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* pipe2() */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -19,6 +19,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The release this header belongs to (the Makefile reads it from here). */
+#define KTRACE_VERSION_MAJOR 0
+#define KTRACE_VERSION_MINOR 1
+#define KTRACE_VERSION_PATCH 0
+/* For comparisons: KTRACE_VERSION_CODE >= KTRACE_VERSION_OF(0, 2, 0). */
+#define KTRACE_VERSION_OF(a, b, c) ((a) * 10000 + (b) * 100 + (c))
+#define KTRACE_VERSION_CODE KTRACE_VERSION_OF(KTRACE_VERSION_MAJOR, \
+					      KTRACE_VERSION_MINOR, \
+					      KTRACE_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,6 +36,10 @@ extern "C" {
 /* libktrace is built with hidden visibility; what this header declares is
  * its interface and the only thing the installed library exports. */
 #pragma GCC visibility push(default)
+
+/* The version of the library actually loaded ("0.1.0"), which may differ
+ * from the header's when a program runs against a newer libktrace.so. */
+const char *ktrace_version(void);
 
 /*
  * Error details. msg is a one-line description; when the kernel refused a

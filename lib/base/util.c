@@ -142,3 +142,8 @@ void ktrace_strv_free(char **v)
 		free(*p);
 	free(v);
 }
+
+const char *ktrace_version(void)
+{
+	return KTRACE_VERSION;
+}

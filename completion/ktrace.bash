@@ -1,0 +1,159 @@
+# bash completion for ktrace(1)                          -*- shell-script -*-
+# Installed as share/bash-completion/completions/ktrace (bash-completion
+# loads it on first use). Options are read from `ktrace CMD --help`, so they
+# follow the binary; events from `ktrace list`, probe sets from `ktrace
+# probe sets`, ktrace's own probes from `ktrace probe list`.
+
+_ktrace_cmds="list enable disable filter show reset probe record report stat top help version"
+
+# Options of a command (or of probe SUB) as its --help lists them.
+_ktrace_opts()
+{
+	"$_ktrace_bin" "$@" --help 2>/dev/null |
+		grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' | sed 's/^[ ,]//' | sort -u
+}
+
+_ktrace_events()
+{
+	local cur=$1
+	"$_ktrace_bin" list 2>/dev/null
+	# sampling events and inline probes where the command takes them
+	if [[ ${2:-} == sampling ]]; then
+		"$_ktrace_bin" stat --help 2>/dev/null |
+			sed -n 's/^Counters: \(.*\) (.*/\1/p' | tr -d ',' | tr ' ' '\n' | grep .
+		printf '%s\n' kprobe: kretprobe: uprobe: uretprobe:
+	fi
+}
+
+_ktrace_words() # CUR WORDS...: COMPREPLY: the words that start with CUR
+{
+	local cur=$1 w
+	shift
+	COMPREPLY=()
+	# not compgen -W: it would expand '$' in symbol names
+	for w; do
+		[[ $w == "$cur"* ]] && COMPREPLY+=("$w")
+	done
+}
+
+_ktrace()
+{
+	local cur prev words cword
+	if type _init_completion >/dev/null 2>&1; then
+		_init_completion -n : || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
+	fi
+	local _ktrace_bin=${words[0]} i cmd= sub= ci=0 IFS=$' \t\n'
+	# the command: the first word that is not a global option
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		--tracefs) ((i++)) ;;
+		-*) ;;
+		*) cmd=${words[i]} ci=$i; break ;;
+		esac
+	done
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--json --tracefs --help --version' -- "$cur"))
+		elif [[ $prev == --tracefs ]]; then
+			COMPREPLY=($(compgen -d -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$_ktrace_cmds" -- "$cur"))
+		fi
+		return
+	fi
+	if [[ $cmd == probe ]]; then
+		for ((i = ci + 1; i < cword; i++)); do
+			[[ ${words[i]} != -* ]] && { sub=${words[i]}; break; }
+		done
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W 'add list del sets help' -- "$cur"))
+			return
+		fi
+	fi
+	# the argument of an option
+	case $prev in
+	-e | --event)
+		case $cmd in
+		record | stat | top) _ktrace_words "$cur" $(_ktrace_events "$cur" sampling) ;;
+		*) _ktrace_words "$cur" $(_ktrace_events "$cur") ;;
+		esac
+		__ltrim_colon_completions "$cur" 2>/dev/null
+		return ;;
+	-o | --output | -i | --input | --flamegraph | --perfetto)
+		COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
+		return ;;
+	-x | --exec)
+		COMPREPLY=($(compgen -f -- "$cur") $(compgen -c -- "$cur")); compopt -o filenames 2>/dev/null
+		return ;;
+	-f | --file)
+		if [[ $cmd == probe ]]; then
+			COMPREPLY=($("$_ktrace_bin" probe sets 2>/dev/null | grep -- "^$cur")
+				   $(compgen -f -- "$cur"))
+			compopt -o filenames 2>/dev/null
+		fi
+		return ;;
+	-B | --instance)
+		COMPREPLY=($(compgen -W "$(ls /sys/kernel/tracing/instances 2>/dev/null)" -- "$cur"))
+		return ;;
+	-s | --sort)
+		case $cmd in
+		report) COMPREPLY=($(compgen -W 'comm dso sym event comm,dso,sym' -- "$cur")) ;;
+		top) COMPREPLY=($(compgen -W 'count total name' -- "$cur")) ;;
+		esac
+		return ;;
+	--call-graph)
+		COMPREPLY=($(compgen -W 'fp dwarf dwarf,8192 dwarf,16384' -- "$cur"))
+		return ;;
+	-p | --pid)
+		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
+		return ;;
+	-d | --duration | -F | --freq | -c | --count | -I | --interval | -m | --mmap-pages | \
+	-n | --rows | --max-events | --filter | -g | --group | -C | --cpu | --tracefs)
+		[[ $prev == -g && $cmd != probe ]] || return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		if [[ -n $sub ]]; then
+			_ktrace_words "$cur" $(_ktrace_opts probe "$sub")
+		else
+			_ktrace_words "$cur" $(_ktrace_opts "$cmd")
+		fi
+		return
+	fi
+	# positional arguments
+	case $cmd in
+	help) COMPREPLY=($(compgen -W "$_ktrace_cmds" -- "$cur")) ;;
+	list | enable | disable | filter)
+		_ktrace_words "$cur" $(_ktrace_events "$cur")
+		__ltrim_colon_completions "$cur" 2>/dev/null ;;
+	probe)
+		case $sub in
+		del)
+			_ktrace_words "$cur" $("$_ktrace_bin" probe list 2>/dev/null |
+				awk '!/not ktrace/ { print $2 }')
+			__ltrim_colon_completions "$cur" 2>/dev/null ;;
+		add)
+			# with -x BINARY: its function symbols, where cheap
+			local bin=
+			for ((i = ci + 1; i < cword; i++)); do
+				[[ ${words[i]} == -x || ${words[i]} == --exec ]] && bin=${words[i + 1]}
+			done
+			[[ -n $bin && ! -f $bin ]] && bin=$(type -P "$bin")
+			if [[ -n $bin && -f $bin && $(stat -c %s "$bin") -lt 67108864 ]]; then
+				_ktrace_words "$cur" $({ nm --defined-only "$bin"; nm -D --defined-only "$bin"; } 2>/dev/null |
+					awk '$2 ~ /^[TtWi]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u)
+			fi ;;
+		esac ;;
+	record | stat)
+		# after --: a command
+		for ((i = ci + 1; i < cword; i++)); do
+			if [[ ${words[i]} == -- ]]; then
+				COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
+				return
+			fi
+		done ;;
+	esac
+}
+complete -F _ktrace ktrace

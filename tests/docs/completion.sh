@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The bash completion (completion/ktrace.bash) driven as bash does it:
+# COMP_WORDS/COMP_CWORD set, _ktrace called, COMPREPLY checked, with
+# bash-completion's own helpers loaded (its conventions: _init_completion,
+# colons in event names). Tracefs is read through a fake tree
+# (tests/fixtures/tracefs) so that this runs without root.
+# Usage: tests/docs/completion.sh KTRACE
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+KTRACE=$(realpath "${1:-./ktrace}")
+BC=/usr/share/bash-completion/bash_completion
+[ -r $BC ] || { echo "completion: bash-completion is not installed"; echo "completion: 0 passed, 1 failed"; exit 1; }
+. $BC
+. completion/ktrace.bash
+export KTRACE_TRACEFS=$PWD/tests/fixtures/tracefs
+pass=0 failed=0
+
+# comp WORDS...: the candidates for the last word, one per line, sorted
+comp() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_ktrace
+	printf '%s\n' "${COMPREPLY[@]}" | sort
+}
+
+check() { # WHAT WANT(newline-separated) WORDS...
+	local what=$1 want=$2 got
+	shift 2
+	got=$(comp "$@")
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1)); echo "PASS completion: $what"
+	else
+		failed=$((failed + 1))
+		echo "FAIL completion: $what: got '$(echo $got)', want '$(echo $want)'"
+	fi
+}
+
+has() { # WHAT WORD WORDS...: WORD among the candidates
+	local what=$1 word=$2
+	shift 2
+	if comp "$@" | grep -qxF -- "$word"; then
+		pass=$((pass + 1)); echo "PASS completion: $what"
+	else
+		failed=$((failed + 1))
+		echo "FAIL completion: $what: no '$word' in '$(comp "$@" | head -20 | tr '\n' ' ')'"
+	fi
+}
+
+check "subcommands" "$(printf '%s\n' record report reset)" $KTRACE re
+check "top-level options" "$(printf '%s\n' --tracefs)" $KTRACE --tr
+check "record options from its --help" "--call-graph" $KTRACE record --ca
+check "report's own options" "$(printf '%s\n' --perfetto)" $KTRACE report --per
+check "top's --stdio" "--stdio" $KTRACE top --st
+# events from tracefs: bash splits at ':', so the candidates are what
+# follows the colon (bash-completion's __ltrim_colon_completions)
+check "event names after the system" "$(printf '%s\n' sched_process_exec sched_switch sched_wakeup)" $KTRACE record -e sched:sched_
+check "list's arguments are events" "$(printf '%s\n' sched_switch)" $KTRACE list sched:sched_sw
+check "sampling events for record -e" "$(printf '%s\n' cpu-clock cpu-cycles cpu-migrations)" $KTRACE record -e cpu-
+has "inline probes for stat -e" "uprobe:" $KTRACE stat -e upr
+check "no sampling events for enable -e-less args" "" $KTRACE enable cpu-
+check "probe subcommands" "$(printf '%s\n' add del help list sets)" $KTRACE probe ''
+check "report --sort keys" "$(printf '%s\n' comm comm,dso,sym)" $KTRACE report --sort co
+check "--call-graph modes" "$(printf '%s\n' dwarf dwarf,16384 dwarf,8192)" $KTRACE record --call-graph dw
+check "top --sort keys" "$(printf '%s\n' total)" $KTRACE top -s to
+has "probe sets for probe add -f" "file-opens" $KTRACE probe add -f file-
+has "files for report -i" "tests/docs/completion.sh" $KTRACE report -i tests/docs/comp
+has "files for record -o" "tests/docs/man_options.py" $KTRACE record -o tests/docs/man
+# symbols of the -x binary for probe add (its ELF symbols)
+has "symbols of -x" "main" $KTRACE probe add -x "$KTRACE" mai
+has "a command after --" "true" $KTRACE record -e sched:sched_switch -- tru
+check "help's topics" "$(printf '%s\n' stat)" $KTRACE help sta
+echo "completion: $pass passed, $failed failed"
+[ $failed = 0 ]

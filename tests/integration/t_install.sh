@@ -1,0 +1,66 @@
+# make install into a DESTDIR, then the installed tree used as a user would:
+# the installed ktrace (probe sets found next to it, --help, its man
+# pages), an out-of-tree program built with nothing but pkg-config against
+# the installed libktrace (shared and static), and make uninstall.
+
+RT=/tmp/ktrace-it-install
+
+t_install_destdir_and_use_it() {
+	local D=$RT.root src=$RT.src
+	rm -rf $D $src
+	# the same flags as the tree's build: nothing is rebuilt
+	make -s install PREFIX=/usr DESTDIR=$D WERROR=${KT_WERROR:-0} >$RT.log 2>&1 ||
+		fail "make install: $(tail -3 $RT.log)" || return 1
+	for f in bin/ktrace include/ktrace.h lib/libktrace.a lib/libktrace.so \
+		lib/libktrace.so.0 lib/pkgconfig/libktrace.pc \
+		share/ktrace/probes/file-opens.probe share/man/man1/ktrace.1 \
+		share/man/man1/ktrace-record.1 share/man/man1/ktrace-top.1 \
+		share/man/man1/ktrace-disable.1 share/man/man3/libktrace.3 \
+		share/man/man5/ktrace-probes.5 \
+		share/bash-completion/completions/ktrace \
+		share/zsh/vendor-completions/_ktrace; do
+		[ -e $D/usr/$f ] || fail "not installed: /usr/$f" || return 1
+	done
+	expect_eq "soname" "$(readlink $D/usr/lib/libktrace.so.0)" "libktrace.so.$($KTRACE --json version | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')" || return 1
+	# the installed binary, run from elsewhere: its probe sets are found
+	# where it landed (PREFIX was not known when it was built)
+	(cd / && $D/usr/bin/ktrace probe sets) >$RT.sets 2>&1 || fail "probe sets: $(cat $RT.sets)" || return 1
+	grep -qx file-opens $RT.sets || fail "installed sets: $(cat $RT.sets)" || return 1
+	(cd / && $D/usr/bin/ktrace probe add --dry-run -f bash-readline) >$RT.dry 2>&1 ||
+		fail "probe add -f by name: $(cat $RT.dry)" || return 1
+	grep -q '^p:ktrace/readline' $RT.dry || grep -q 'readline' $RT.dry ||
+		fail "dry run of the installed set: $(cat $RT.dry)" || return 1
+	$D/usr/bin/ktrace --help | grep -q '^Commands:' || fail "--help" || return 1
+	# man finds the pages in the tree
+	MANPATH=$D/usr/share/man man -w ktrace-record >/dev/null 2>&1 || fail "man -w ktrace-record" || return 1
+	MANPATH=$D/usr/share/man man ktrace-probes 2>/dev/null | grep -q 'SPEC *:=' || fail "man ktrace-probes" || return 1
+	# zsh's file points at the bash rules where they were installed
+	grep -q "source '/usr/share/bash-completion/completions/ktrace'" \
+		$D/usr/share/zsh/vendor-completions/_ktrace || fail "zsh file" || return 1
+
+	# an out-of-tree program: the installed header and pkg-config alone
+	mkdir -p $src && cp examples/hello_trace.c $src/
+	export PKG_CONFIG_PATH=$D/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
+	flags=$(pkg-config --cflags --libs libktrace) || fail "pkg-config libktrace" || return 1
+	expect_eq "pkg-config" "$(echo $flags)" "-I$D/usr/include -L$D/usr/lib -lktrace" || return 1
+	(cd $src && cc -Wall -Werror -o hello hello_trace.c $flags) >$RT.cc 2>&1 ||
+		fail "out-of-tree build: $(head -5 $RT.cc)" || return 1
+	readelf -d $src/hello | grep -q 'NEEDED.*\[libktrace.so.0\]' || fail "not linked to libktrace.so.0" || return 1
+	LD_LIBRARY_PATH=$D/usr/lib $src/hello 'sched:sched_process_exec' syscalls:sys_enter_getppid 3 >$RT.out 2>&1 ||
+		fail "hello_trace (shared): $(tail -3 $RT.out)" || return 1
+	expect_eq "records printed" "$(grep -c 'syscalls:sys_enter_getppid:' $RT.out)" 3 || return 1
+	# and the static library, with the dependencies pkg-config names
+	(cd $src && cc -o hello_static hello_trace.c $(pkg-config --cflags libktrace) \
+		$D/usr/lib/libktrace.a $(pkg-config --libs --static libktrace | sed 's/-lktrace//')) >$RT.cc 2>&1 ||
+		fail "static build: $(head -5 $RT.cc)" || return 1
+	readelf -d $src/hello_static | grep -q libktrace && { fail "static build needs libktrace.so"; return 1; }
+	$src/hello_static 'sched:sched_process_exec' syscalls:sys_enter_getppid 2 >$RT.out 2>&1 ||
+		fail "hello_trace (static): $(tail -3 $RT.out)" || return 1
+	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+	# uninstall leaves nothing (but the directories)
+	make -s uninstall PREFIX=/usr DESTDIR=$D WERROR=${KT_WERROR:-0} >$RT.log 2>&1 ||
+		fail "make uninstall: $(tail -3 $RT.log)" || return 1
+	expect_eq "left after uninstall" "$(find $D -type f -o -type l | head -5)" "" || return 1
+	rm -rf $D $src
+}
