@@ -29,7 +29,7 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 	struct ktrace_inst *inst;
 	struct ktrace_events *evs;
 	unsigned int *hits;
-	int opt, n, ret = KT_OK;
+	int opt, n, matched, ret = KT_OK;
 
 	while ((opt = getopt_long(argc, argv, "+B:jh", enable_opts, NULL)) !=
 	       -1) {
@@ -72,6 +72,7 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 				strerror(errno),
 				errno == EACCES ? " (run as root)" : "");
 	}
+	matched = ktrace_events_count(evs);
 	ktrace_events_free(evs);
 	for (int i = 0; i < argc; i++) {
 		if (!hits[i]) {
@@ -98,13 +99,19 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 		if (j) {
 			ktrace_json_object_begin(j);
 			kt_jint(j, on ? "enabled" : "disabled", n);
+			kt_jint(j, on ? "already_enabled" : "already_disabled",
+				matched > n ? matched - n : 0);
 			kt_jstr(j, "instance", iname);
 			ktrace_json_object_end(j);
 		}
 	} else {
-		fprintf(ctx->out, "%s %d event%s%s%s\n",
-			on ? "enabled" : "disabled", n, n == 1 ? "" : "s",
-			iname ? " in instance " : "", iname ? iname : "");
+		fprintf(ctx->out, "%s %d event%s%s%s", on ? "enabled" : "disabled",
+			n, n == 1 ? "" : "s", iname ? " in instance " : "",
+			iname ? iname : "");
+		if (matched > n)
+			fprintf(ctx->out, " (%d already %s)", matched - n,
+				on ? "enabled" : "disabled");
+		fputc('\n', ctx->out);
 	}
 	ktrace_inst_free(inst);
 	return ret;

@@ -208,7 +208,8 @@ int ktrace_events_load_formats(struct ktrace_events *evs);
 
 /*
  * Enable/disable every event matching any glob in inst. Returns the number
- * of events changed or -errno. hits as for ktrace_events_alloc().
+ * of events changed (not those already as asked) or -errno; on an error
+ * nothing stays changed. hits as for ktrace_events_alloc().
  */
 int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 		       int nglobs, bool on, unsigned int *hits);
@@ -425,7 +426,8 @@ struct ktrace_record_opts {
 	size_t ring_pages;	/* per CPU; 0: default */
 };
 
-/* Parse a ring size: pages ("256") or bytes with K/M/G ("8M"). */
+/* Parse a ring size: pages ("256", a power of two) or bytes with K/M/G
+ * ("8M", rounded up to a power of two pages). 0 or -EINVAL/-ERANGE. */
 int ktrace_ring_pages_parse(const char *s, size_t *pages);
 
 /* A recording on tfs; add events, then open. Free with _free(). */

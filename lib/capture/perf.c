@@ -159,6 +159,10 @@ int kt_perf_parse_pages(const char *s, size_t *pages)
 		return -EINVAL;
 	if (v > (1ull << 30) / page)
 		return -ERANGE;
+	/* a page count is taken as given: a power of two; a size (with
+	 * its unit) is rounded up to one */
+	if (!mult && (v & (v - 1)))
+		return -EINVAL;
 	while (n < v)
 		n <<= 1;
 	*pages = n;

@@ -105,9 +105,22 @@ struct kt_kfw {
 	size_t cap, len;
 	uint64_t h;		/* running checksum of the records */
 	uint64_t nr_records, data_bytes, nr_sections;
+	uint64_t file_bytes;	/* written to fd so far */
 	struct bbuf tab[KF_NR_TABLES];
 	bool tables_pending;
 };
+
+static int write_all(int fd, const void *p, size_t n);
+
+/* Write to the file, counting what reached it. */
+static int kfw_write(struct kt_kfw *w, const void *p, size_t n)
+{
+	int err = write_all(w->fd, p, n);
+
+	if (!err)
+		w->file_bytes += n;
+	return err;
+}
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -160,11 +173,11 @@ static int write_section(struct kt_kfw *w, uint32_t type, const void *p,
 	if (rest)
 		h = kt_kf_sum(h, tail, 8);
 	sec_header(hdr, type, n, h);
-	err = write_all(w->fd, hdr, sizeof(hdr));
+	err = kfw_write(w, hdr, sizeof(hdr));
 	if (!err)
-		err = write_all(w->fd, p, n);
+		err = kfw_write(w, p, n);
 	if (!err && rest)
-		err = write_all(w->fd, zero, 8 - rest);
+		err = kfw_write(w, zero, 8 - rest);
 	if (err)
 		w->err = err;
 	else
@@ -200,7 +213,7 @@ static int flush_data(struct kt_kfw *w)
 	if (w->err)
 		return w->err;
 	sec_header(w->buf, KT_KF_DATA, n, w->h);
-	err = write_all(w->fd, w->buf, w->len);
+	err = kfw_write(w, w->buf, w->len);
 	w->len = KT_KF_SEC_HDR_SIZE;
 	w->h = KT_KF_SEED;
 	if (err)
@@ -245,7 +258,7 @@ struct kt_kfw *kt_kfw_open(int fd, size_t bufsize)
 	memcpy(hdr + 16, &flags, 8);
 	h = kt_kf_sum_final(kt_kf_sum(KT_KF_SEED, hdr, 24));
 	memcpy(hdr + 24, &h, 8);
-	err = write_all(fd, hdr, sizeof(hdr));
+	err = kfw_write(w, hdr, sizeof(hdr));
 	if (err) {
 		free(w->buf);
 		free(w);
@@ -460,12 +473,7 @@ int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec)
 	return 0;
 }
 
-uint64_t kt_kfw_bytes(const struct kt_kfw *w)
-{
-	return w->data_bytes;
-}
-
-int kt_kfw_close(struct kt_kfw *w)
+int kt_kfw_close(struct kt_kfw *w, uint64_t *bytes)
 {
 	uint64_t end[3];
 	int err, t;
@@ -479,6 +487,8 @@ int kt_kfw_close(struct kt_kfw *w)
 	end[2] = w->nr_sections;
 	write_section(w, KT_KF_END, end, sizeof(end));
 	err = w->err;
+	if (bytes)
+		*bytes = w->file_bytes;
 	for (t = 0; t < KF_NR_TABLES; t++)
 		free(w->tab[t].p);
 	free(w->buf);

@@ -185,14 +185,12 @@ int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
  */
 int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec);
 
-/* Bytes written so far. */
-uint64_t kt_kfw_bytes(const struct kt_kfw *w);
-
 /*
- * Flush everything, write END and free w (always, even on error). Returns
- * 0 or the first -errno met while writing.
+ * Flush everything, write END and free w (always, even on error); *bytes
+ * (may be NULL): the file's size as written. Returns 0 or the first -errno
+ * met while writing.
  */
-int kt_kfw_close(struct kt_kfw *w);
+int kt_kfw_close(struct kt_kfw *w, uint64_t *bytes);
 
 /* -------------------------------------------------------------- reader */
 

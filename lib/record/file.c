@@ -42,7 +42,7 @@ void kt_record_free_file(struct ktrace_record *r)
 	r->nr_icomm = 0;
 	free(r->ksym_used);
 	if (r->kfw)
-		kt_kfw_close(r->kfw);
+		kt_kfw_close(r->kfw, NULL);
 	kt_kfile_free(r->kf);
 	free(r->kf_mem);
 }
@@ -145,9 +145,7 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 		if (r->ksym_used[i / 8] & (1 << (i % 8)))
 			ret |= kt_kfw_ksym(r->kfw, r->ksyms.v[i].addr, 't',
 					   r->ksyms.v[i].name);
-	if (bytes)
-		*bytes = kt_kfw_bytes(r->kfw);
-	ret = kt_kfw_close(r->kfw) ? -EIO : (ret ? -EIO : 0);
+	ret = kt_kfw_close(r->kfw, bytes) ? -EIO : (ret ? -EIO : 0);
 	r->kfw = NULL;
 	r->sink = NULL;
 	return ret;

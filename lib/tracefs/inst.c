@@ -198,7 +198,7 @@ int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 {
 	struct ktrace_events *evs;
 	bool *changed;
-	int n, ret = 0;
+	int n, nchanged = 0, ret = 0;
 
 	evs = ktrace_events_alloc(inst->tfs, globs, nglobs, hits);
 	if (!evs)
@@ -220,6 +220,7 @@ int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 		if (ret)
 			break;
 		changed[i] = true;
+		nchanged++;
 	}
 	/* All or nothing: undo exactly what this call changed. */
 	for (int i = 0; ret && i < n; i++) {
@@ -231,7 +232,7 @@ int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 	}
 	free(changed);
 	ktrace_events_free(evs);
-	return ret ? ret : n;
+	return ret ? ret : nchanged;
 }
 
 /* Split "system:event" into checked names (malloc'ed, caller frees). */

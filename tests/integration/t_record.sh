@@ -392,6 +392,8 @@ t_record_output_report_matches_live() {
 		-e "uprobe:$PROBED:hot i" -- sh -c "$work; exit 0" || return 1
 	expect_eq "stdout with -o" "$OUT" "" || return 1
 	expect_contains "wrote" "$ERR" "bytes to $RT.dat" || return 1
+	# the size it says is the file's
+	expect_contains "bytes written" "$ERR" "wrote $(stat -c %s $RT.dat) bytes to $RT.dat" || return 1
 	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
 	$KTRACE record -e syscalls:sys_enter_getppid -e "uprobe:$PROBED:hot i" \
 		-- sh -c "$work; exit 0" >$RT.live 2>/dev/null || return 1

@@ -681,6 +681,23 @@ static void test_cli_enable_instance(void **state)
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "enabled 1 event in instance other\n");
 	cli_result_free(&r);
+	/* counts say what changed, not what matched */
+	r = run_cli("enable", "-B", "other", "sched:*", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, " event"));
+	assert_non_null(strstr(r.out, " (1 already enabled)\n"));
+	cli_result_free(&r);
+	r = run_cli("disable", "-B", "other", "sched:*", NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "already"));
+	cli_result_free(&r);
+	r = run_cli("--json", "disable", "-B", "other", "sched:*", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"disabled\": 0, \"already_disabled\": "));
+	cli_result_free(&r);
+	r = run_cli("enable", "-B", "other", "sched:sched_switch", NULL);
+	assert_string_equal(r.out, "enabled 1 event in instance other\n");
+	cli_result_free(&r);
 	v = fake_read(*state,
 		      "tracefs/instances/other/events/sched/sched_switch/enable");
 	assert_string_equal(v, "1");

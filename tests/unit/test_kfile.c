@@ -90,7 +90,7 @@ static unsigned char *make_file(int nrec, size_t bufsize, size_t *len)
 	rec[0] = 1;	/* a size that is not a multiple of 8 */
 	((struct perf_event_header *)rec)->size = 20;
 	assert_int_equal(kt_kfw_record(w, (void *)rec), -EINVAL);
-	assert_int_equal(kt_kfw_close(w), 0);
+	assert_int_equal(kt_kfw_close(w, NULL), 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	*len = st.st_size;
 	buf = malloc(*len + 1);
@@ -393,7 +393,7 @@ static void test_write_error(void **state)
 		err = kt_kfw_record(w, (void *)rec);
 	assert_int_equal(err, -EPIPE);
 	assert_int_equal(kt_kfw_record(w, (void *)rec), -EPIPE);
-	assert_int_equal(kt_kfw_close(w), -EPIPE);
+	assert_int_equal(kt_kfw_close(w, NULL), -EPIPE);
 	close(fds[1]);
 }
 

@@ -437,7 +437,7 @@ static void test_getppid_stream(void **state)
 	pthread_join(th, NULL);
 	kt_perf_disable(p);
 	drain_all(p, m);
-	assert_int_equal(kt_kfw_close(s.w), 0);
+	assert_int_equal(kt_kfw_close(s.w, NULL), 0);
 	c1 = thread_cpu_ns();
 	w1 = mono_ns();
 	for (i = 0; i < kt_perf_nr_rings(p); i++)
@@ -543,8 +543,13 @@ static void test_parse_pages(void **state)
 	(void)state;
 	assert_int_equal(kt_perf_parse_pages("256", &n), 0);
 	assert_int_equal(n, 256);
-	assert_int_equal(kt_perf_parse_pages("100", &n), 0);
-	assert_int_equal(n, 128);
+	/* pages: a power of two, as the usage says; sizes round up */
+	assert_int_equal(kt_perf_parse_pages("100", &n), -EINVAL);
+	assert_int_equal(kt_perf_parse_pages("3", &n), -EINVAL);
+	assert_int_equal(kt_perf_parse_pages("1", &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(kt_perf_parse_pages("12K", &n), 0);
+	assert_int_equal(n, page == 4096 ? 4 : 1);
 	assert_int_equal(kt_perf_parse_pages("4M", &n), 0);
 	assert_int_equal(n, (4 << 20) / page);
 	assert_int_equal(kt_perf_parse_pages("512k", &n), 0);

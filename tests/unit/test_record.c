@@ -213,7 +213,7 @@ static char *write_file(const struct file_opts *o,
 	/* a task that existed before the recording */
 	assert_int_equal(kt_kfw_comm(w, 11, 11, "worker"), 0);
 	records(w);
-	assert_int_equal(kt_kfw_close(w), 0);
+	assert_int_equal(kt_kfw_close(w, NULL), 0);
 	close(fd);
 	free(fmt);
 	return path;
