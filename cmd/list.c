@@ -9,7 +9,8 @@
 static const char list_usage[] =
 	"Usage: ktrace list [OPTIONS] [GLOB...]\n"
 	"List events as SYSTEM:EVENT, sorted. GLOB is an fnmatch pattern on\n"
-	"SYSTEM:EVENT ('irq:*', '*:*open*'); a bare 'irq' means the whole system.\n"
+	"SYSTEM:EVENT ('irq:*', '*:*open*'); a bare 'irq' means the whole system,\n"
+	"a bare event name ('irq_handler_entry') that event in any system.\n"
 	"\n"
 	"  -v, --fields    show each event's fields (type, name, size, signedness)\n"
 	"  -f, --format    show each event's print format\n"

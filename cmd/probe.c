@@ -437,14 +437,17 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 }
 
 /*
- * Does glob name its group, rather than match groups by a pattern? Only
- * then may it reach another tool's probes ("other:x", "other:*"); "*",
- * "*:x" or "kt*" match ktrace's own groups only.
+ * Does glob name e's group, rather than match groups by a pattern? Only
+ * then may it reach another tool's probes ("other:x", "other:*", "other");
+ * "*", "*:x", "kt*" or a bare event name ("x") match ktrace's own groups
+ * only.
  */
-static bool names_group(const char *glob)
+static bool names_group(const char *glob, const char *group)
 {
 	size_t glen = strcspn(glob, ":");
 
+	if (!glob[glen])	/* no ':': the group itself, exactly */
+		return !strcmp(glob, group);
 	return !memchr(glob, '*', glen) && !memchr(glob, '?', glen) &&
 	       !memchr(glob, '[', glen);
 }
@@ -454,7 +457,7 @@ static bool del_matches(struct kt_ctx *ctx, const char *glob,
 			const struct ktrace_event *e)
 {
 	return ktrace_glob_match(glob, e->system, e->name) &&
-	       (names_group(glob) ||
+	       (names_group(glob, e->system) ||
 		ktrace_probe_group_is_ktrace(ctx->tfs, e->system));
 }
 
@@ -497,7 +500,13 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	for (int g = 0; g < argc; g++) {
 		if (!hits[g]) {
-			ret = kt_error(ctx, KT_FAIL, names_group(argv[g]) ?
+			size_t glen = strcspn(argv[g], ":");
+			bool named = argv[g][glen] &&
+				     !memchr(argv[g], '*', glen) &&
+				     !memchr(argv[g], '?', glen) &&
+				     !memchr(argv[g], '[', glen);
+
+			ret = kt_error(ctx, KT_FAIL, named ?
 				       "no probe matches '%s'" :
 				       "no probe of ktrace matches '%s' (another tool's probes go only when their group is named: 'GROUP:EVENT')",
 				       argv[g]);

@@ -121,7 +121,9 @@ const char *ktrace_tfs_dir(const struct ktrace_tfs *tfs);
 int ktrace_name_check(const char *name);
 
 /* fnmatch() of pattern against "system:event" with ktrace's rules: a
- * pattern without ':' matches a whole system ("irq" == "irq:*"). */
+ * pattern without ':' matches a whole system ("irq" == "irq:*") or, when it
+ * has no wildcard, an event of that exact name in any system
+ * ("irq_handler_entry" == "*:irq_handler_entry"). */
 bool ktrace_glob_match(const char *pattern, const char *system,
 		       const char *event);
 /* Is the glob well-formed (no '/', balanced brackets, allowed chars)? */

@@ -168,7 +168,10 @@ bool ktrace_glob_match(const char *pattern, const char *system,
 	size_t n;
 
 	if (!colon)
-		return fnmatch(pattern, system, 0) == 0;
+		/* a system ('irq', 'sched*'), or an event by its exact name
+		 * ('irq_handler_entry'), as perf list takes it */
+		return fnmatch(pattern, system, 0) == 0 ||
+		       (!strpbrk(pattern, "*?[") && !strcmp(pattern, event));
 	n = colon - pattern;
 	if (n >= sizeof(sys))
 		return false;

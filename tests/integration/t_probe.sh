@@ -219,6 +219,9 @@ t_probe_del_glob_spares_other_tools() {
 		expect_eq "foreign probe kept" "$(grep -c "^p:$o/x " $TFS/uprobe_events)" 1 &&
 		expect_status 1 $KTRACE probe del '*:x' &&
 		expect_contains "says why" "$ERR" "their group is named" &&
+		expect_status 1 $KTRACE probe del 'x' &&
+		expect_contains "a bare event name is not a group" "$ERR" "their group is named" &&
+		expect_eq "foreign probe kept by 'x'" "$(grep -c "^p:$o/x " $TFS/uprobe_events)" 1 &&
 		expect_status 0 $KTRACE probe del "$o:*" &&
 		expect_eq "named group removed" "$(grep -c "^p:$o/x " $TFS/uprobe_events)" 0 || r=1
 	fi

@@ -52,6 +52,10 @@ static void test_glob(void **state)
 	assert_true(ktrace_glob_match("irq:*", "irq", "softirq_entry"));
 	assert_true(ktrace_glob_match("irq", "irq", "softirq_entry"));
 	assert_false(ktrace_glob_match("irq", "irq_vectors", "x"));
+	/* a bare exact name is also an event name, as perf list takes it */
+	assert_true(ktrace_glob_match("irq_handler_entry", "irq", "irq_handler_entry"));
+	assert_false(ktrace_glob_match("irq_handler_*", "irq", "irq_handler_entry"));
+	assert_false(ktrace_glob_match("irq_handler", "irq", "irq_handler_entry"));
 	assert_true(ktrace_glob_match("*:*open*", "syscalls", "sys_enter_openat"));
 	assert_false(ktrace_glob_match("*:*open*", "sched", "sched_switch"));
 	assert_true(ktrace_glob_match("sched:sched_[sw]*", "sched", "sched_wakeup"));
