@@ -273,6 +273,17 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
+	/* A dry run shows kernel probes this kernel could not take. */
+	for (int i = 0; dry && i < ktrace_probes_count(ps); i++) {
+		enum ktrace_kind k = ktrace_probe_kind(ktrace_probes_get(ps, i));
+
+		if ((k == KTRACE_KIND_KPROBE || k == KTRACE_KIND_KRETPROBE) &&
+		    !ktrace_tfs_has_kprobes(ctx->tfs)) {
+			fprintf(ctx->err, "ktrace probe: note: this kernel cannot take kprobes (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)\n",
+				ktrace_tfs_dir(ctx->tfs));
+			break;
+		}
+	}
 	/* Notes once everything is made: an error stays one line. */
 	for (int i = 0; i < ktrace_probes_count(ps); i++)
 		if (ktrace_probe_warning(ktrace_probes_get(ps, i)))

@@ -119,6 +119,12 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 
 	if (!p->def)
 		return kt_probe_err(err, p->spec, -1, EINVAL, "probe not resolved");
+	/* resolving needs BTF and kallsyms only (--dry-run works); making
+	 * the event needs the kernel's kprobe events */
+	if (!p->user && !ktrace_tfs_has_kprobes(tfs))
+		return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
+			    "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)",
+			    tfs->dir);
 	if (event_exists(tfs, p->group, p->event)) {
 		if (!force)
 			return kt_probe_err(err, NULL, -1, EEXIST,

@@ -305,10 +305,6 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 	if (!p->user && !res->tfs)
 		return kt_probe_err(err, p->spec, p->lstart, EINVAL,
 				    "a kernel probe needs a resolver with a tracefs tree");
-	if (!p->user && !ktrace_tfs_has_kprobes(res->tfs))
-		return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
-			    "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)",
-			    res->tfs->dir);
 	ret = p->user ? resolve_user(p, err) : resolve_kernel(p, res, err);
 	if (ret)
 		return ret;

@@ -90,6 +90,57 @@ static bool is_var_expr(const char *s)
 	return true;
 }
 
+/*
+ * The kernel's fetch-argument syntax, the part ktrace passes through:
+ * %REG, $stack, $stackN, $retval, $comm, $argN (any $name), @SYM[+-OFFS],
+ * @ADDR, and [+-][u]OFFS(FETCHARG). Returns the end of what was read, or
+ * NULL when s does not start with one.
+ */
+static const char *raw_fetcharg(const char *s)
+{
+	const char *p = s;
+
+	if (*p == '%' || *p == '$') {
+		p++;
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return NULL;
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		return p;
+	}
+	if (*p == '@') {
+		p++;
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+			return NULL;
+		while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+			p++;
+		if (*p == '+' || *p == '-') {
+			p++;
+			if (!isxdigit((unsigned char)*p))
+				return NULL;
+			while (isalnum((unsigned char)*p))
+				p++;
+		}
+		return p;
+	}
+	if (*p == '+' || *p == '-') {
+		p++;
+		if (*p == 'u')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+		while (isalnum((unsigned char)*p))
+			p++;
+		if (*p++ != '(')
+			return NULL;
+		p = raw_fetcharg(p);
+		if (!p || *p != ')')
+			return NULL;
+		return p + 1;
+	}
+	return NULL;
+}
+
 static bool is_type(const char *s)
 {
 	if (!*s)
@@ -171,9 +222,11 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 	a->expr = strdup(expr);
 	/* "$retval:TYPE" needs no resolution: the user gave the type. */
 	a->raw = !is_var_expr(expr) || (a->type && !strcmp(expr, "$retval"));
-	if (a->raw && strpbrk(expr, "\"'`;|&<>\\")) {
+	if (a->raw && (strpbrk(expr, "\"'`;|&<>\\") ||
+		       !raw_fetcharg(expr) || *raw_fetcharg(expr))) {
 		int ret = kt_probe_err(err, p->spec, a->estart, EINVAL,
-			       "bad fetch argument '%s'", expr);
+			       "bad fetch argument '%s': not a name (VAR, VAR->field, VAR[N]) nor a register (%%di), $stackN, $retval, $comm, $argN, @symbol or +OFFS(FETCHARG)",
+			       expr);
 
 		free(t);
 		return ret;
