@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
 #include <tracefs.h>
 
 #include "base/internal.h"
@@ -30,6 +31,50 @@ static bool verifiable(const char *expr)
 		if (isdigit((unsigned char)p[1]))
 			return false;
 	return true;
+}
+
+/*
+ * Where the first field name that te does not have starts in expr (the
+ * left side of a predicate: after the start, '(', '!', "&&" or "||"),
+ * or -1.
+ */
+static int unknown_field(struct tep_event *te, const char *expr)
+{
+	const char *p = expr;
+	char name[128];
+
+	while (*p) {
+		const char *s;
+		size_t n;
+
+		while (*p == ' ' || *p == '\t' || *p == '(' || *p == '!')
+			p++;
+		s = p;
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		n = p - s;
+		if (n && n < sizeof(name) && !isdigit((unsigned char)*s)) {
+			memcpy(name, s, n);
+			name[n] = '\0';
+			if (!tep_find_any_field(te, name))
+				return s - expr;
+		}
+		/* on to the next predicate, past quoted values */
+		while (*p && !(p[0] == '&' && p[1] == '&') &&
+		       !(p[0] == '|' && p[1] == '|')) {
+			if (*p == '"' || *p == '\'') {
+				const char *q = strchr(p + 1, *p);
+
+				if (!q)
+					return -1;
+				p = q;
+			}
+			p++;
+		}
+		if (*p)
+			p += 2;
+	}
+	return -1;
 }
 
 int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
@@ -60,6 +105,13 @@ int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
 		}
 		ret = ktrace_err_set(err, EINVAL, "bad filter for %s: %s", what,
 				     nl ? nl + 1 : msg);
+		/* libtracefs points past an unknown field: under it instead */
+		if (strstr(nl ? nl + 1 : msg, "field not valid")) {
+			int f = unknown_field(te, expr);
+
+			if (f >= 0)
+				pos = f;
+		}
 	} else {
 		ret = ktrace_err_set(err, EINVAL, "bad filter for %s", what);
 	}

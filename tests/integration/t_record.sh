@@ -363,6 +363,9 @@ t_record_bad_filter_fails_cleanly() {
 	expect_status 1 $KTRACE record -e syscalls:sys_enter_getppid --filter 'bogus == 1' -- $SYSC 5 || return 1
 	expect_contains "message" "$ERR" "bad filter for syscalls:sys_enter_getppid" || return 1
 	expect_eq "stdout" "$OUT" "" || return 1
+	# the caret under the unknown field, not at the end of the text
+	expect_status 1 $KTRACE filter sched:sched_switch 'prev_pid == 1 && (next_pidd > 3)' || return 1
+	expect_contains "caret" "$ERR" "$(printf '  prev_pid == 1 && (next_pidd > 3)\n                    ^')" || return 1
 	# refused by the kernel only
 	expect_status 1 $KTRACE record -e syscalls:sys_enter_getppid --filter '__syscall_nr == "abc"' -- $SYSC 5 || return 1
 	expect_contains "kernel refusal" "$ERR" "refused the filter" || return 1
