@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +99,9 @@ int kt_target_check(struct kt_ctx *ctx, struct kt_target *t, int argc,
 	return KT_OK;
 }
 
-/* Replace each pid by the tids in /proc/PID/task. -1 + errno (ESRCH). */
-static int expand_threads(int **pids, int *npids)
+/* Replace each pid by the tids in /proc/PID/task. -1 + errno (ESRCH;
+ * *bad: the pid that is not there). */
+static int expand_threads(int **pids, int *npids, int *bad)
 {
 	int *v = NULL, n = 0;
 
@@ -112,6 +114,7 @@ static int expand_threads(int **pids, int *npids)
 		dir = opendir(path);
 		if (!dir) {
 			free(v);
+			*bad = (*pids)[i];
 			errno = ESRCH;
 			return -1;
 		}
@@ -152,9 +155,21 @@ int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads)
 		t->npids = 1;
 		return KT_OK;
 	}
-	if (t->npids && threads && expand_threads(&t->pids, &t->npids) < 0)
-		return kt_error(ctx, KT_FAIL, "no such process: %s",
-				strerror(errno));
+	if (t->npids && threads) {
+		int bad = -1;
+
+		if (expand_threads(&t->pids, &t->npids, &bad) < 0)
+			return bad >= 0 ?
+			       kt_error(ctx, KT_FAIL, "no such process: %d", bad) :
+			       kt_error(ctx, KT_FAIL, "cannot read the threads: %s",
+					strerror(errno));
+	} else if (t->npids) {
+		for (int i = 0; i < t->npids; i++)
+			if (kill(t->pids[i], 0) && errno == ESRCH)
+				return kt_error(ctx, KT_FAIL,
+						"no such process: %d",
+						t->pids[i]);
+	}
 	return KT_OK;
 }
 

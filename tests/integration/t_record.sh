@@ -932,3 +932,15 @@ assert s["counters"][0]["event"].endswith(":hot")
 PY
 	[ -z "$(grep ktrace_ $TFS/dynamic_events)" ] || fail "probes left: $(cat $TFS/dynamic_events)"
 }
+
+# -p with a process that is not there names it, for every capturing command
+t_capture_dead_pid_named() {
+	local dead=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	kill -0 $dead 2>/dev/null && { fail "pid $dead exists"; return 1; }
+	expect_status 1 $KTRACE record -e syscalls:sys_enter_getppid -p 1,$dead -d 0.1 || return 1
+	expect_eq "record: message" "$ERR" "ktrace record: no such process: $dead" || return 1
+	for c in "record -e syscalls:sys_enter_getppid" "stat" "top --stdio"; do
+		expect_status 1 $KTRACE $c -p $dead -d 0.1 || return 1
+		expect_eq "$c: message" "$ERR" "ktrace ${c%% *}: no such process: $dead" || return 1
+	done
+}
