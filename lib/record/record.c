@@ -365,6 +365,39 @@ static void read_running_maps(struct ktrace_record *r, const int *pids,
 	closedir(dir);
 }
 
+/* System-wide: the names of every task now, as perf synthesizes COMM
+ * records, so that one exiting before its records are printed (or written
+ * to -o) keeps its name. */
+static void learn_running_comms(struct ktrace_record *r)
+{
+	struct dirent *d, *t;
+	DIR *dir, *tasks;
+	char path[64];
+
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;
+		while ((t = readdir(tasks))) {
+			long tid = strtol(t->d_name, &end, 10);
+
+			if (!*end && tid > 0)
+				kt_record_comm(r, (int)tid);
+		}
+		closedir(tasks);
+	}
+	closedir(dir);
+}
+
 int ktrace_record_open(struct ktrace_record *r,
 		       const struct ktrace_record_opts *opts,
 		       struct ktrace_err *err)
@@ -512,6 +545,8 @@ int ktrace_record_open(struct ktrace_record *r,
 	if (!opts->enable_on_exec)
 		for (int i = 0; i < opts->nr_pids; i++)
 			kt_record_comm(r, opts->pids[i]);
+	if (!opts->enable_on_exec && !opts->nr_pids)
+		learn_running_comms(r);
 	/* Tasks already running mapped their binaries before the recording
 	 * began: no MMAP2 record will name them. Read their maps now (as
 	 * perf synthesizes them) so that their user frames get names. */

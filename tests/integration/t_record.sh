@@ -944,3 +944,31 @@ t_capture_dead_pid_named() {
 		expect_eq "$c: message" "$ERR" "ktrace ${c%% *}: no such process: $dead" || return 1
 	done
 }
+
+# -a: a task that was running before the recording, and whose records are
+# read only after it exited (ktrace stopped meanwhile), keeps its name,
+# live and in a -o file: comms are read at the start, as perf synthesizes
+# COMM records
+t_record_all_comm_of_task_exiting_during_it() {
+	for mode in live file; do
+		$SYSC 50 0 wait >/dev/null &
+		local sp=$!
+		if [ $mode = live ]; then
+			$KTRACE record -a -d 2 -e syscalls:sys_enter_getppid >$RT.out 2>$RT.err &
+		else
+			$KTRACE record -a -d 2 -e syscalls:sys_enter_getppid -o $RT.dat 2>$RT.err &
+		fi
+		local kp=$!
+		sleep 0.7
+		kill -STOP $kp
+		kill -USR1 $sp
+		wait $sp
+		kill -CONT $kp
+		wait $kp || fail "record: $(cat $RT.err)" || return 1
+		if [ $mode = file ]; then
+			$KTRACE report -i $RT.dat >$RT.out 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+		fi
+		expect_eq "$mode: records of $sp" "$(awk -v p=$sp '$2 == p' $RT.out | wc -l)" 50 || return 1
+		expect_eq "$mode: comms of $sp" "$(awk -v p=$sp '$2 == p { print $1 }' $RT.out | sort -u)" syscaller || return 1
+	done
+}
