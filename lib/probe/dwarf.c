@@ -960,6 +960,32 @@ static bool below_sp_at_entry(struct resolve_ctx *c, struct kt_fetcharg *l)
 	       !strcmp(l->base, "%sp");
 }
 
+/*
+ * Inside the prologue (after the entry, before the line table's end of
+ * the prologue) the stack slots the prologue fills, and the frame pointer
+ * it sets up, are not there yet: a slot below the stack or frame pointer
+ * read there is the previous call's value. *end: where it is set up.
+ */
+static bool slot_in_prologue(struct resolve_ctx *c, struct kt_fetcharg *l,
+			     unsigned long probe_off, unsigned long *end)
+{
+	struct ktrace_err sub = { .pos = -1 };
+	Dwarf_Addr entry;
+
+	if (!c->func || dwarf_entrypc(c->func, &entry) || c->pc <= entry)
+		return false;
+	if (l->file || l->depth != 1 || l->off[0] >= 0 ||
+	    (strcmp(l->base, "%sp") && strcmp(l->base, "%bp")))
+		return false;
+	if (kt_ures_skip_prologue(c->ur, probe_off - (c->pc - entry), end,
+				  &sub)) {
+		ktrace_err_clear(&sub);
+		return false;
+	}
+	*end -= probe_off - (c->pc - entry);	/* from the entry */
+	return c->pc - entry < *end;
+}
+
 int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err)
@@ -971,7 +997,7 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 	const char *name;
 	bool is_member = false;
 	int nscopes = 0, i, ret;
-	unsigned long vaddr;
+	unsigned long vaddr, pend;
 
 	*fetcharg = NULL;
 	*type = NULL;
@@ -1054,6 +1080,15 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 		ret = var_location(&c, &var, &l);
 		if (ret)
 			goto out;
+		if (!global && slot_in_prologue(&c, &l, probe_off, &pend)) {
+			const char *fn = dwarf_diename(c.func) ?
+					 dwarf_diename(c.func) : "the function";
+
+			ret = expr_err(err, expr, 0, ktrace_err_set(err, EAGAIN,
+				"'%s' lives in a stack slot that %s() fills in its prologue, which ends at %s+0x%lx: probe there or later, or name the function alone (ktrace then places the probe after the prologue)",
+				name, fn, fn, pend));
+			goto out;
+		}
 		if (!global && below_sp_at_entry(&c, &l)) {
 			ret = expr_err(err, expr, 0, ktrace_err_set(err, EAGAIN,
 				"'%s' lives in a stack slot that is not set up yet at the entry of %s(); probe after the prologue",
@@ -1088,7 +1123,7 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 			   unsigned long *off, struct ktrace_err *err)
 {
 	Dwarf_Die cudie, *scopes = NULL, *func = NULL;
-	Dwarf_Addr entry, high, best = 0, line_addr = 0;
+	Dwarf_Addr entry, high, best = 0, line_addr = 0, second = 0;
 	unsigned long vaddr;
 	Dwarf_Lines *lines;
 	size_t n, i;
@@ -1123,7 +1158,8 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 	}
 	/*
 	 * The first row flagged prologue_end, else the first row after the
-	 * entry that moves to another source line (what gdb does).
+	 * entry that moves to another source line (what gdb does), else the
+	 * second statement row.
 	 */
 	for (i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -1147,9 +1183,18 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 		else if (a > entry && entry_line >= 0 && no != entry_line &&
 			 (!line_addr || a < line_addr))
 			line_addr = a;
+		/* a function on one line: its second statement row (the
+		 * body after the prologue, another column of that line) */
+		if (a > entry && (!second || a < second)) {
+			bool stmt = false;
+
+			dwarf_linebeginstatement(l, &stmt);
+			if (stmt)
+				second = a;
+		}
 	}
 	if (!best)
-		best = line_addr ? line_addr : entry;
+		best = line_addr ? line_addr : second ? second : entry;
 	*off = func_off + (best - entry);
 	return 0;
 }

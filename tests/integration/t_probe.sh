@@ -338,3 +338,31 @@ t_probe_set_bash_readline() {
 	kt_probe_cleanup $g $i
 	return $r
 }
+
+# Arguments by name are right at -O0, -O2 and -Os: a probe on a function
+# by name goes after its prologue (line table: prologue_end, a new line, or
+# the second statement row of a one-line function); an offset inside the
+# prologue is refused rather than read stale.
+t_probe_args_by_name_at_every_optimisation() {
+	local d=/tmp/ktrace-it-opt r=0
+	mkdir -p $d
+	cat >$d/oneline.c <<-'C'
+	__attribute__((noipa)) int mid(int n, const char *tag) { return n + tag[0]; }
+	int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += mid(i, i ? "b" : "a"); return s == 0; }
+	C
+	for o in O0 O2 Os; do
+		cc -$o -g -o $d/oneline-$o $d/oneline.c || { fail "cc $o"; return 1; }
+		cc -$o -g -Itests/targets -o $d/probed-$o tests/targets/probed.c || { fail "cc $o"; return 1; }
+		$KTRACE record -e "uprobe:$d/oneline-$o:mid n tag:string" -- $d/oneline-$o >$RT.out 2>$RT.err
+		expect_eq "$o: mid" "$(sed -n 's/.*:mid: ([0-9a-f]*) //p' $RT.out | tr '\n' ';')" \
+			'n=0 tag="a";n=1 tag="b";n=2 tag="b";' || r=1
+		$KTRACE record -e "uprobe:$d/probed-$o:parse_line line:string len" -- $d/probed-$o 2 >$RT.out 2>$RT.err
+		expect_eq "$o: parse_line" "$(sed -n 's/.*:parse_line: ([0-9a-f]*) //p' $RT.out | tr '\n' ';')" \
+			'line="a,b,c" len=5;line="one" len=3;line="x,y" len=3;' || r=1
+	done
+	# -O0, an offset inside mid's prologue: refused with where it ends
+	expect_status 1 $KTRACE probe add -n -x $d/oneline-O0 'mid+4 n' || r=1
+	expect_contains "says where the prologue ends" "$ERR" "which ends at mid+0x" || r=1
+	rm -rf $d
+	return $r
+}

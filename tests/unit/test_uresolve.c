@@ -868,6 +868,12 @@ static void test_unoptimised_prologue(void **state)
 	snprintf(want, sizeof(want), "+0(-%lu(%%bp))", slot);
 	check_arg(ur, off, "line", false, want, "string");
 
+	/* inside the prologue (an offset the user gave, before the slot is
+	 * stored): refused, naming where the prologue ends */
+	check_arg_err(ur, store - delta, "line", false, EAGAIN,
+		      "fills in its prologue, which ends at parse_line+0x");
+	check_arg_err(ur, entry + 1, "line", false, EAGAIN, "prologue");
+
 	/* not a function entry */
 	assert_int_equal(kt_ures_skip_prologue(ur, entry + 1, &off, &err),
 			 -EINVAL);
