@@ -23,6 +23,13 @@ struct kt_arch {
 	/* The calling convention, for messages ("x86-64 SysV"). */
 	const char *abi;
 	/*
+	 * Integer arguments past the registers are on the stack, one 8-byte
+	 * slot each: at the function's entry the first is the kernel's
+	 * $stackN with N = stack_arg0 (x86-64: 1, the return address is
+	 * $stack0; arm64: 0). -1: not supported here.
+	 */
+	int stack_arg0;
+	/*
 	 * perf's sampled user registers (PERF_SAMPLE_REGS_USER): for DWARF
 	 * register r (< nr_dwarf_regs), its bit in sample_regs_user (enum
 	 * perf_event_<arch>_regs), or -1; and the bits of SP and PC. NULL:

@@ -30,6 +30,7 @@ const struct kt_arch kt_arch_arm64 = {
 	.dwarf_regs = arm64_dwarf,
 	.nr_dwarf_regs = sizeof(arm64_dwarf) / sizeof(*arm64_dwarf),
 	.abi = "AAPCS64",
+	.stack_arg0 = 0,
 	.perf_regs = arm64_perf,
 	.perf_sp = 31,
 	.perf_pc = 32,

@@ -30,6 +30,7 @@ const struct kt_arch kt_arch_x86_64 = {
 	.dwarf_regs = x86_64_dwarf,
 	.nr_dwarf_regs = sizeof(x86_64_dwarf) / sizeof(*x86_64_dwarf),
 	.abi = "x86-64",
+	.stack_arg0 = 1,
 	.perf_regs = x86_64_perf,
 	.perf_sp = 7,
 	.perf_pc = 8,
@@ -49,5 +50,6 @@ const struct kt_arch kt_arch_i386 = {
 	.dwarf_regs = i386_dwarf,
 	.nr_dwarf_regs = sizeof(i386_dwarf) / sizeof(*i386_dwarf),
 	.abi = "i386 cdecl",
+	.stack_arg0 = -1,
 	.multiarch = "i386-linux-gnu",
 };

@@ -1228,32 +1228,83 @@ static int err_at(struct ktrace_err *err, int ret, const char *expr, int pos)
 	return ret;
 }
 
-/* Start the walk at parameter idx of proto. */
+/* Bytes of a parameter passed in memory (a struct over 16 bytes). */
+static unsigned int mem_size(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id,
+								  NULL));
+
+	return t && btf_is_composite(t) && t->size > 16 ? t->size : 0;
+}
+
+/*
+ * Start the walk at parameter idx of proto. Its place follows the ABI:
+ * integer and pointer arguments (and small structs, one or two slots) in
+ * the argument registers in order; one that does not fit in what is left
+ * goes to the stack (a later one may still take a register), as do
+ * structs over 16 bytes; floating point goes to other registers.
+ */
 static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 		      bool is_return, struct ktrace_err *err)
 {
 	const struct btf_param *p = btf_params(proto);
-	int slot = 0, i;
+	int reg = 0, stack = 0, i, k = 0, at = -1;
 
-	for (i = 0; i < idx; i++)
-		slot += param_slots(w->btf, p[i].type);
 	w->param = btf__name_by_offset(w->btf, p[idx].name_off);
 	if (!p[idx].type)
 		return ktrace_err_set(err, EOPNOTSUPP,
 				      "'%s' is a variadic argument", w->what);
-	if (slot >= w->arch->nr_arg_regs || !param_slots(w->btf, p[idx].type))
-		return ktrace_err_set(err, E2BIG,
-				      "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
-				      w->param, w->arch->abi, w->arch->nr_arg_regs);
+	for (i = 0; i <= idx; i++) {
+		unsigned int mem = mem_size(w->btf, p[i].type);
+
+		k = param_slots(w->btf, p[i].type);
+		if (mem) {
+			if (i == idx)
+				return ktrace_err_set(err, EOPNOTSUPP,
+						      "parameter '%s' is a struct of %u bytes passed by value in memory: ktrace does not fetch those",
+						      w->param, mem);
+			stack += (mem + 7) / 8;
+		} else if (!k) {
+			if (i == idx)
+				return ktrace_err_set(err, EOPNOTSUPP,
+						      "parameter '%s' is floating point: kprobes cannot read the registers %s passes it in",
+						      w->param, w->arch->abi);
+		} else if (reg + k <= w->arch->nr_arg_regs) {
+			at = reg;
+			reg += k;
+		} else {
+			at = -1;
+			if (i == idx)
+				break;
+			stack += k;
+		}
+	}
 	w->tid = p[idx].type;
+	if (at < 0 || i == idx) {
+		/* on the stack: at the entry only, scalars and pointers */
+		char arg[24];
+
+		if (w->arch->stack_arg0 < 0 || k != 1)
+			return ktrace_err_set(err, E2BIG,
+					      "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
+					      w->param, w->arch->abi,
+					      w->arch->nr_arg_regs);
+		if (is_return)
+			return ktrace_err_set(err, E2BIG,
+					      "parameter '%s' is passed on the stack: a return probe cannot read it (its slot may be reused by then); probe the entry",
+					      w->param);
+		snprintf(arg, sizeof(arg), "$stack%d",
+			 w->arch->stack_arg0 + stack);
+		return kt_fetcharg_base(&w->fa, arg);
+	}
 	if (is_return) {
 		char arg[16];
 
 		/* a return probe reads the entry's arguments as $argN */
-		snprintf(arg, sizeof(arg), "$arg%d", slot + 1);
+		snprintf(arg, sizeof(arg), "$arg%d", at + 1);
 		return kt_fetcharg_base(&w->fa, arg);
 	}
-	return kt_fetcharg_base(&w->fa, w->arch->arg_regs[slot]);
+	return kt_fetcharg_base(&w->fa, w->arch->arg_regs[at]);
 }
 
 static int no_param(struct kresolve *kr, const char *func, const char *name,

@@ -148,6 +148,12 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 
 		if (a->raw)
 			continue;
+		/* BTF knows where arguments are at the entry only; past it
+		 * their registers hold whatever the code put there since */
+		if (p->offs && strcmp(a->expr, "$retval"))
+			return kt_probe_err(err, p->spec, a->estart, EINVAL,
+				    "'%s' by name at %s+%lu: BTF gives a function's arguments at its entry only, and at an offset their registers may hold anything; probe %s itself, or fetch what you need raw (%%di, +8(%%si)...)",
+				    a->expr, p->func, p->offs, p->func);
 		ret = kt_kres_arg(kr, p->func, a->expr, p->is_return,
 				   &a->fetch, &a->rtype, &sub);
 		if (ret)

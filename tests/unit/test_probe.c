@@ -532,6 +532,9 @@ static void test_kernel_btf_errors(void **state)
 	expect_err("do_sys_open%return dfd->x", NULL, EINVAL, 24, "not a pointer",
 		   NULL);
 	expect_err("vfs_read $retval", NULL, EINVAL, 9, "$retval", "return");
+	/* names at an offset: BTF knows the entry only */
+	expect_err("vfs_read+0x10 file count", NULL, EINVAL, 14,
+		   "BTF gives a function's arguments at its entry only", NULL);
 }
 
 /*

@@ -132,6 +132,16 @@ expect_match record-kprobe-symbol-arg "$(event_lines $D/s.out)" \
 	' at=do_sys_openat2(\+0x[0-9a-f]+)?$'
 expect_no_inline_groups record-kprobe-symbol-removed
 
+# --- pgoff by name: do_mmap's 7th parameter on 6.12 (x86-64 passes it on
+# the stack: $stack1), its 6th on 6.1 (%r9); the same value either way. ---
+ktrace record -e 'kprobe:do_mmap len pgoff' -- $TARGETS/mmapper > $D/m.out 2> $D/m.err
+expect_eq record-kprobe-mmapper-exit 0 "$?"
+expect_match record-kprobe-stack-arg "$(event_lines $D/m.out)" \
+	'^ *mmapper .*:do_mmap: .* len=4096 pgoff=3$'
+expect_match record-kprobe-stack-arg-zero "$(event_lines $D/m.out)" \
+	'^ *mmapper .*:do_mmap: .* len=4096 pgoff=0$'
+expect_no_inline_groups record-kprobe-stack-arg-removed
+
 # --- A pre-made probe: used, not removed by record. ----------------------
 expect_ok record-premade-add ktrace probe add 'do_sys_openat2 filename:ustring'
 ktrace record -e ktrace:do_sys_openat2 -- cat $D/file-a > $D/p.out 2> $D/p.err
