@@ -94,6 +94,23 @@ static unsigned long long kallsyms_func_size(const char *func)
 	return size;
 }
 
+/* Can this kernel's return probes read entry arguments ($argN)? Its
+ * tracefs README says so ("kernel return probes support: ... $arg<N>"). */
+static bool return_args_supported(struct ktrace_tfs *tfs)
+{
+	char *readme = tfs ? kt_read_at(tfs->dir, "README", NULL) : NULL;
+	const char *l = readme ? strstr(readme, "return probes support:") : NULL;
+	bool ok = false;
+
+	if (l) {
+		size_t n = strcspn(l, "\n");
+
+		ok = memmem(l, n, "$arg", 4) != NULL;
+	}
+	free(readme);
+	return ok;
+}
+
 static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 			  struct ktrace_err *err)
 {
@@ -158,6 +175,11 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 				   &a->fetch, &a->rtype, &sub);
 		if (ret)
 			return arg_err(p, a, ret, &sub, err);
+		if (p->is_return && strstr(a->fetch, "$arg") &&
+		    !return_args_supported(res->tfs))
+			return kt_probe_err(err, p->spec, a->estart, EOPNOTSUPP,
+				    "'%s' is an entry argument, which this kernel cannot read at a return probe (its tracefs README lists no $arg<N> for return probes; Linux 6.12 has them, 6.1 does not): probe %s's entry for it, or read it there into a variable you can reach at the return",
+				    a->expr, p->func);
 	}
 	if (p->offs) {
 		if (asprintf(&p->location, "%s+%lu", p->func, p->offs) < 0)

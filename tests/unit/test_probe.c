@@ -532,6 +532,25 @@ static void test_kernel_btf_errors(void **state)
 	expect_err("do_sys_open%return dfd->x", NULL, EINVAL, 24, "not a pointer",
 		   NULL);
 	expect_err("vfs_read $retval", NULL, EINVAL, 9, "$retval", "return");
+	/* entry arguments at a return probe: only where the kernel's README
+	 * says its return probes read $argN (the fake tree has no README) */
+	expect_err("vfs_read%return file->f_flags", NULL, EOPNOTSUPP, 16,
+		   "cannot read at a return probe", "Linux 6.12 has them");
+	{
+		char path[PATH_MAX], *def;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/tracefs/README", (char *)*state);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs("\t  (*1) only for the probe on function entry (offs == 0).\n"
+		      "\t     kernel return probes support: $retval, $arg<N>, $comm\n", f);
+		fclose(f);
+		def = user_def("vfs_read%return file->f_flags", NULL);
+		assert_non_null(strstr(def, "($arg1)"));
+		free(def);
+		unlink(path);
+	}
 	/* names at an offset: BTF knows the entry only */
 	expect_err("vfs_read+0x10 file count", NULL, EINVAL, 14,
 		   "BTF gives a function's arguments at its entry only", NULL);

@@ -43,6 +43,21 @@ before=$(dyn)
 keepdef=$(grep 'kt21/keep ' $T/dynamic_events)
 expect_match kperr-setup-def "$keepdef" '^p:kt21/keep vfs_read count=%dx:u64$'
 
+# --- Entry arguments at a return probe: 6.12 reads them ($argN), 6.1
+# cannot; there it is refused before anything is written. -----------------
+spec='kt21:rf=vfs_read%return file->f_flags'
+case $(uname -r) in
+6.1.*)
+	expect_exit kperr-retarg-old 1 ktrace probe add "$spec"
+	expect_contains kperr-retarg-old-message "$OUT" "cannot read at a return probe"
+	expect_eq kperr-retarg-old-unchanged "$before" "$(dyn)" ;;
+*)
+	expect_ok kperr-retarg-new ktrace probe add "$spec"
+	expect_match kperr-retarg-new-def "$(grep 'kt21/rf ' $T/dynamic_events)" 'arg1'
+	expect_ok kperr-retarg-new-del ktrace probe del 'kt21:rf'
+	expect_eq kperr-retarg-new-unchanged "$before" "$(dyn)" ;;
+esac
+
 # --- Unknown function. ------------------------------------------------------
 expect_exit kperr-nofunc 1 ktrace probe add 'do_sys_opn'
 expect_contains kperr-nofunc-message "$OUT" "no such kernel function 'do_sys_opn'"
