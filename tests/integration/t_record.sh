@@ -551,6 +551,10 @@ t_record_dwarf_stack_without_frame_pointers() {
 	$KTRACE record -g -o $RT.dat -e syscalls:sys_enter_getppid -- $RT.bin 2 >$RT.live 2>$RT.err \
 		|| fail "record -g -o: $(cat $RT.err)" || return 1
 	$KTRACE report -i $RT.dat >$RT.rep1 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	# another binary at the same path: the recorded names, not its symbols
+	cp $TARGETS/busy $RT.bin || return 1
+	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report with another binary: $(cat $RT.err)" || return 1
+	expect_eq "same frames with another binary there" "$(cat $RT.rep)" "$(cat $RT.rep1)" || return 1
 	rm -f $RT.bin
 	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report without the binary: $(cat $RT.err)" || return 1
 	expect_eq "same frames without the binary" "$(cat $RT.rep)" "$(cat $RT.rep1)" || return 1
