@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -268,8 +269,11 @@ static int parse_func(struct ktrace_probe *p, const char *s, int start,
 	}
 	if (!p->func)
 		return -ENOMEM;
-	for (const char *c = p->func; *c; c++) {
+	for (const char *c = p->func, *o = NULL; *c; c++) {
 		if (isalnum((unsigned char)*c) || strchr("_.:~<>(),*&@", *c))
+			continue;
+		/* blanks inside a C++ parameter or template list */
+		if (*c == ' ' && (o = strpbrk(p->func, "(<")) && o < c)
 			continue;
 		return kt_probe_err(err, p->spec, start + (int)(c - p->func), EINVAL,
 			    "bad character '%c' in function name", *c);
@@ -385,6 +389,32 @@ static char *default_event(const struct ktrace_probe *p)
 		n = r;
 		r = NULL;
 	}
+	/* A long (C++) name: its last component, cut, and a hash of the
+	 * whole so that overloads and templates keep apart, within the
+	 * kernel's 63 characters with "__return". */
+	if (n && strlen(n) > 48 && p->func) {
+		const char *f = p->func, *last = f;
+		uint32_t h = 2166136261u;
+		int depth = 0;
+		char *sn;
+
+		for (const char *c = f; *c; c++) {
+			h = (h ^ (unsigned char)*c) * 16777619u;
+			if (*c == '<' || *c == '(')
+				depth++;
+			else if ((*c == '>' || *c == ')') && depth > 0)
+				depth--;
+			else if (!depth && c[0] == ':' && c[1] == ':')
+				last = c + 2;
+		}
+		sn = var_name(last);
+		if (sn && asprintf(&r, "%.39s_%08x", sn, h) >= 0) {
+			free(n);
+			n = r;
+			r = NULL;
+		}
+		free(sn);
+	}
 	if (n && strlen(n) > 48)
 		n[48] = '\0';
 	if (n && p->is_return) {
@@ -394,6 +424,35 @@ static char *default_event(const struct ktrace_probe *p)
 		return r;
 	}
 	return n;
+}
+
+/*
+ * Length of the location token at s: it ends at a blank outside quotes,
+ * parentheses and angle brackets, so that C++ names with their parameters
+ * or template arguments ("ns::C::add(char const*)", "pair<int, long>")
+ * need no quoting; a quoted one ('...' or "...") runs to its quote.
+ */
+static int location_len(const char *s)
+{
+	const char *p = s;
+	int depth = 0;
+	char q = 0;
+
+	for (; *p; p++) {
+		if (q) {
+			if (*p == q)
+				q = 0;
+		} else if (*p == '\'' || *p == '"') {
+			q = *p;
+		} else if (*p == '(' || *p == '<') {
+			depth++;
+		} else if ((*p == ')' || *p == '>') && depth > 0) {
+			depth--;
+		} else if (isspace((unsigned char)*p) && !depth) {
+			break;
+		}
+	}
+	return p - s;
 }
 
 struct ktrace_probe *ktrace_probe_parse(const char *spec,
@@ -424,9 +483,10 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 		if (!*s)
 			break;
 		start = s - spec;
-		len = strcspn(s, " \t\n");
+		len = tok ? (int)strcspn(s, " \t\n") : location_len(s);
 		if (tok == 0) {
 			char *t = strndup(s, len), *eq, *loc = t;
+			size_t ll;
 
 			if (!t) {
 				ret = -ENOMEM;
@@ -456,6 +516,13 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 					goto fail;
 				}
 				loc = eq + 1;
+			}
+			/* a quoted location: the quotes are not part of it */
+			ll = strlen(loc);
+			if (ll >= 2 && (loc[0] == '\'' || loc[0] == '"') &&
+			    loc[ll - 1] == loc[0]) {
+				loc[ll - 1] = '\0';
+				loc++;
 			}
 			ret = parse_location(p, loc, start + (int)(loc - t),
 					     opts, err);

@@ -674,14 +674,52 @@ static bool same_ignoring_blanks(const char *a, const char *b)
 	}
 }
 
-static bool cxx_matches(const struct usym *u, const char *want)
+/*
+ * Where the function's own name starts in a demangled name: after the
+ * return type the demangler prints for template functions ("long
+ * twice<long>(long)"), i.e. after the last blank outside <> and () before
+ * the parameter list ("operator new" keeps its blank).
+ */
+static size_t demangled_name_start(const char *d)
 {
-	if (!u->demangled)
+	size_t end = demangled_base_len(d), start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < end; i++) {
+		if (d[i] == '<' || d[i] == '(')
+			depth++;
+		else if ((d[i] == '>' || d[i] == ')') && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && !depth &&
+			 (i < 8 || strncmp(d + i - 8, "operator", 8)))
+			start = i + 1;
+	}
+	return start;
+}
+
+/*
+ * Does u's demangled name match want: "ns::C::f" (any overload),
+ * "ns::C::f(int)" (that one), "twice<long>" (a template instance), or,
+ * when loose, "twice" (every instance of a template)?
+ */
+static bool cxx_matches(const struct usym *u, const char *want, bool loose)
+{
+	const char *d = u->demangled;
+	size_t start, end, n = strlen(want);
+
+	if (!d)
 		return false;
+	start = demangled_name_start(d);
+	end = demangled_base_len(d);
 	if (strchr(want, '('))
-		return same_ignoring_blanks(u->demangled, want);
-	return strlen(want) == demangled_base_len(u->demangled) &&
-	       !strncmp(u->demangled, want, strlen(want));
+		return same_ignoring_blanks(d + start, want);
+	if (loose) {
+		const char *lt = memchr(d + start, '<', end - start);
+
+		if (lt)
+			end = lt - d;
+	}
+	return n == end - start && !strncmp(d + start, want, n);
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -711,9 +749,11 @@ static size_t edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
+/* A name as the user can type it back (no template return type). */
 static const char *usym_display(const struct usym *u)
 {
-	return u->demangled ? u->demangled : u->name;
+	return u->demangled ? u->demangled + demangled_name_start(u->demangled) :
+			      u->name;
 }
 
 /* Up to 5 names close to want, as ", "-separated text (caller frees). */
@@ -728,7 +768,7 @@ static char *close_matches(struct uresolve *ur, const char *want)
 		limit = 4;
 	for (i = 0; i < ur->nsyms; i++) {
 		const struct usym *u = &ur->syms[i];
-		const char *name = u->demangled ? u->demangled : u->name;
+		const char *name = usym_display(u);
 		size_t d, blen = demangled_base_len(name);
 		char base[64];
 		bool dup = false;
@@ -827,15 +867,18 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 		ver = at + (want_default ? 2 : 1);
 	}
 	cxx = strstr(base, "::") || strchr(base, '(');
-	/* Pass 0: exact symbol names. Pass 1: demangled C++ names. */
-	for (pass = 0; pass < 2 && !nidx; pass++) {
+	/* Pass 0: exact symbol names. Pass 1: demangled C++ names. Pass 2:
+	 * a template's name without its arguments (all instances). */
+	for (pass = 0; pass < 3 && !nidx; pass++) {
 		if (pass == 0 && cxx && strncmp(base, "_Z", 2))
 			continue;
+		if (pass == 2 && strpbrk(base, "<("))
+			break;
 		for (i = 0; i < ur->nsyms; i++) {
 			const struct usym *u = &ur->syms[i];
 
 			if (pass == 0 ? strcmp(u->name, base) :
-					!cxx_matches(u, base))
+					!cxx_matches(u, base, pass == 2))
 				continue;
 			if (ver && (!u->version || strcmp(u->version, ver) ||
 				    (want_default && u->hidden)))

@@ -445,6 +445,46 @@ static void test_user_libc(void **state)
 	free(def);
 }
 
+/* C++ locations: blanks inside parameter and template lists, quotes, and
+ * event names that keep overloads apart within the kernel's limit. */
+static void test_parse_cxx_locations(void **state)
+{
+	struct ktrace_probe_opts opts = { .binary = "/bin/true" };
+	struct ktrace_err err = { .pos = -1 };
+	const char *specs[] = {
+		"shop::cart::Basket::add(char const*) item:string",
+		"'shop::cart::Basket::add(char const*)' item:string",
+		"ev=\"shop::cart::Basket::add(char const*)\" item:string",
+		"pair<int, long>::first() x",
+	};
+	const char *events[] = {
+		"shop_cart_Basket_add_char_const", "shop_cart_Basket_add_char_const",
+		"ev", "pair_int_long_first",
+	};
+	struct ktrace_probe *p, *q;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		p = ktrace_probe_parse(specs[i], &opts, &err);
+		if (!p)
+			fail_msg("'%s': %s", specs[i], err.msg);
+		assert_string_equal(ktrace_probe_event(p), events[i]);
+		ktrace_probe_free(p);
+	}
+	/* long names: the last component, a hash of the whole, <= 63 */
+	p = ktrace_probe_parse("very_long_namespace_name::another_quite_long_one::Container::insert_element(char const*, long)%return",
+			       &opts, &err);
+	q = ktrace_probe_parse("very_long_namespace_name::another_quite_long_one::Container::insert_element(long, long)%return",
+			       &opts, &err);
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_true(strlen(ktrace_probe_event(p)) <= 63);
+	assert_true(!strncmp(ktrace_probe_event(p), "insert_element_", 15));
+	assert_string_not_equal(ktrace_probe_event(p), ktrace_probe_event(q));
+	ktrace_probe_free(p);
+	ktrace_probe_free(q);
+}
+
 /* ------------------------------------------------------ parse errors */
 
 static void test_parse_errors(void **state)
@@ -1072,6 +1112,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_btf_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_kprobes, setup, teardown),
+		cmocka_unit_test(test_parse_cxx_locations),
 		cmocka_unit_test_setup_teardown(test_cli_dry_run_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_errors_btf, setup, teardown),

@@ -625,6 +625,23 @@ static void test_symbol_cxx(void **state)
 	assert_int_equal(kt_ures_symbol(ur, "ns::Klass::methd", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "ns::Klass::method"));
+	/* a parameter type with a blank, written as the demangler does */
+	assert_int_equal(resolve_ok(ur, "ns::Klass::named(char const*)", 0),
+			 sym_off(cxx, "_ZN2ns5Klass5namedEPKc"));
+	/* template instances by their name (no return type), and the
+	 * template alone is ambiguous, naming what can be typed */
+	assert_int_equal(resolve_ok(ur, "twice<long>", 0),
+			 sym_off(cxx, "_Z5twiceIlET_S0_"));
+	assert_int_equal(resolve_ok(ur, "twice<int>(int)", 0),
+			 sym_off(cxx, "_Z5twiceIiET_S0_"));
+	assert_int_equal(kt_ures_symbol(ur, "twice", 0, &off, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "twice<int>(int) at"));
+	assert_null(strstr(err.msg, "long twice"));
+	ktrace_err_clear(&err);
+	assert_int_equal(kt_ures_symbol(ur, "twise<int>", 0, &off, &err),
+			 -ENOENT);
+	assert_non_null(strstr(err.msg, "did you mean: twice<int>(int)"));
+	ktrace_err_clear(&err);
 	check_arg(ur, resolve_ok(ur, "ns::Klass::only", 0), "x", false, "%si",
 		  "s32");
 	check_arg(ur, resolve_ok(ur, "ns::Klass::only", 0), "this->v", false,
