@@ -238,7 +238,7 @@ static int glob_events(struct kt_ctx *ctx, const char *glob, int i,
 	if (!evs)
 		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
 				ktrace_tfs_dir(ctx->tfs), strerror(errno),
-				errno == EACCES ? " (run as root)" : "");
+				kt_priv_hint(errno));
 	if (!hit)
 		ret = kt_error(ctx, KT_FAIL, "no event matches '%s'", glob);
 	for (int j = 0; !ret && j < ktrace_events_count(evs); j++) {

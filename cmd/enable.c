@@ -70,7 +70,7 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 		free(hits);
 		return kt_error(ctx, KT_FAIL, "cannot list events: %s%s",
 				strerror(errno),
-				errno == EACCES ? " (run as root)" : "");
+				kt_priv_hint(errno));
 	}
 	matched = ktrace_events_count(evs);
 	ktrace_events_free(evs);

@@ -299,6 +299,11 @@ int kt_data_path(char *buf, size_t len, const char *installed,
 	return -ENOENT;
 }
 
+const char *kt_priv_hint(int err)
+{
+	return err == EACCES || err == EPERM ? " (run as root)" : "";
+}
+
 const char *kt_probes_dir(void)
 {
 	static char dir[4096];

@@ -51,6 +51,9 @@ int kt_error_detail(struct kt_ctx *ctx, int status,
 int kt_usage_error(struct kt_ctx *ctx, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* " (run as root)" after a message whose cause is err when the cause is
+ * a missing privilege (EACCES, EPERM), else "". */
+const char *kt_priv_hint(int err);
 /* Every argv[i] a well-formed SYSTEM[:EVENT] glob? Else a usage error. */
 int kt_globs_check(struct kt_ctx *ctx, int argc, char **argv);
 

@@ -147,7 +147,7 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 		free(hits);
 		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
 				ktrace_tfs_dir(ctx->tfs), strerror(errno),
-				errno == EACCES ? " (run as root)" : "");
+				kt_priv_hint(errno));
 	}
 	for (int i = 0; i < argc; i++) {
 		if (!hits[i]) {

@@ -385,8 +385,8 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 				  NULL);
 	if (!evs) {
 		free(hits);
-		return kt_error(ctx, KT_FAIL, "cannot list events: %s",
-				strerror(errno));
+		return kt_error(ctx, KT_FAIL, "cannot list events: %s%s",
+				strerror(errno), kt_priv_hint(errno));
 	}
 	n = ktrace_events_count(evs);
 	if (ctx->json) {
@@ -495,8 +495,8 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 	if (!evs || !hits) {
 		free(hits);
 		ktrace_events_free(evs);
-		return kt_error(ctx, KT_FAIL, "cannot list events: %s",
-				strerror(errno));
+		return kt_error(ctx, KT_FAIL, "cannot list events: %s%s",
+				strerror(errno), kt_priv_hint(errno));
 	}
 	n = ktrace_events_count(evs);
 	/* Every pattern must match a probe before anything is deleted. */

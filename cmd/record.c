@@ -445,6 +445,9 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		if (st.late)
 			fprintf(ctx->err, "ktrace record: %llu records arrived after newer ones and are printed out of time order\n",
 				(unsigned long long)st.late);
+		if (st.user_only)
+			fputs("ktrace record: sampled user space only: the kernel's side needs root or CAP_PERFMON, or a lower /proc/sys/kernel/perf_event_paranoid\n",
+			      ctx->err);
 		kt_inline_report_misses(ctx, &inl);
 	}
 out:

@@ -60,8 +60,9 @@ int cmd_reset(struct kt_ctx *ctx, int argc, char **argv)
 	ret = ktrace_inst_reset(inst);
 	if (ret) {
 		ktrace_inst_free(inst);
-		return kt_error(ctx, KT_FAIL, "cannot reset instance '%s': %s",
-				iname ? iname : "top", strerror(-ret));
+		return kt_error(ctx, KT_FAIL, "cannot reset instance '%s': %s%s",
+				iname ? iname : "top", strerror(-ret),
+				kt_priv_hint(-ret));
 	}
 	if (iname && ktrace_inst_owned(inst)) {
 		ret = ktrace_inst_destroy(inst);

@@ -84,8 +84,9 @@ static int show_one(struct kt_ctx *ctx, const char *name)
 	if (ret) {
 		ktrace_inst_state_clear(&st);
 		ktrace_inst_free(inst);
-		return kt_error(ctx, KT_FAIL, "cannot read instance '%s': %s",
-				name ? name : "top", strerror(-ret));
+		return kt_error(ctx, KT_FAIL, "cannot read instance '%s': %s%s",
+				name ? name : "top", strerror(-ret),
+				kt_priv_hint(-ret));
 	}
 	if (ctx->json) {
 		show_json(ctx->jw, &st);

@@ -55,7 +55,7 @@ static const char *const default_events[] = {
 static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 			 double at, uint64_t *prev, const char *what)
 {
-	int n = ktrace_stat_count(st);
+	int n = ktrace_stat_count(st), nuser = 0;
 	bool interval = prev != NULL;
 
 	if (ctx->json) {
@@ -82,6 +82,7 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 
 			ktrace_json_object_begin(j);
 			kt_jstr(j, "event", ktrace_stat_name(st, i));
+			kt_jbool(j, "user_only", ktrace_stat_user_only(st, i));
 			if (r) {
 				ktrace_json_key(j, "count");
 				ktrace_json_null(j);
@@ -105,6 +106,12 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
 		int r = ktrace_stat_read(st, i, &v, NULL, NULL);
+		char name[192];
+
+		/* user space only, as perf stat marks it */
+		snprintf(name, sizeof(name), "%s%s", ktrace_stat_name(st, i),
+			 ktrace_stat_user_only(st, i) ? ":u" : "");
+		nuser += ktrace_stat_user_only(st, i);
 
 		if (!r && prev) {
 			uint64_t d = v - prev[i];
@@ -117,17 +124,17 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 			fprintf(ctx->out, "%14.6f ", at);
 		if (r)
 			fprintf(ctx->out, "%20s      %s\n", "<not supported>",
-				ktrace_stat_name(st, i));
+				name);
 		else if (!strcmp(ktrace_stat_name(st, i), "task-clock"))
-			fprintf(ctx->out, "%20.2f msec %s\n", v / 1e6,
-				ktrace_stat_name(st, i));
+			fprintf(ctx->out, "%20.2f msec %s\n", v / 1e6, name);
 		else
 			fprintf(ctx->out, "%20llu      %s\n",
-				(unsigned long long)v,
-				ktrace_stat_name(st, i));
+				(unsigned long long)v, name);
 	}
 	if (!interval)
 		fprintf(ctx->out, "\n %14.9f seconds time elapsed\n\n", at);
+	if (!interval && nuser)
+		fprintf(ctx->out, " (:u: user space only; the kernel's side needs root or CAP_PERFMON, or a lower /proc/sys/kernel/perf_event_paranoid)\n\n");
 	fflush(ctx->out);
 }
 

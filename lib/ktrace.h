@@ -556,6 +556,9 @@ struct ktrace_record_stats {
 	int nr_cpus;
 	const uint64_t *lost_per_cpu;	/* by CPU number, nr_cpus entries */
 	const uint64_t *per_event;	/* by event index */
+	bool user_only;		/* a sampling event samples user space only
+				 * (an unprivileged user, perf_event_paranoid
+				 * 2: the kernel's side is refused) */
 };
 void ktrace_record_stats(const struct ktrace_record *r,
 			 struct ktrace_record_stats *st);
@@ -587,6 +590,10 @@ int ktrace_stat_enable(struct ktrace_stat *st);
 int ktrace_stat_disable(struct ktrace_stat *st);
 int ktrace_stat_count(const struct ktrace_stat *st);
 const char *ktrace_stat_name(const struct ktrace_stat *st, int i);
+/* Does counter i count user space only? An unprivileged user's counters
+ * on its own processes, when perf_event_paranoid (2) keeps the kernel's
+ * side from it, as perf stat then counts ("task-clock:u"). */
+bool ktrace_stat_user_only(const struct ktrace_stat *st, int i);
 /* value: the count scaled for multiplexing; 0 or -errno. */
 int ktrace_stat_read(struct ktrace_stat *st, int i, uint64_t *value,
 		     uint64_t *enabled_ns, uint64_t *running_ns);

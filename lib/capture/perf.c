@@ -44,6 +44,7 @@ struct kt_perf {
 	struct pid_map *ids;	/* sorted by id */
 	int nr_ids;
 	bool no_lost_format;	/* kernel older than 6.0 */
+	bool user_only;		/* some event samples user space only */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -111,8 +112,28 @@ bad:
 size_t kt_perf_default_pages(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = KT_PERF_DEFAULT_RING_BYTES / (page > 0 ? page : 4096);
+	char *txt;
 
-	return KT_PERF_DEFAULT_RING_BYTES / (page > 0 ? page : 4096);
+	if (page <= 0)
+		page = 4096;
+	/*
+	 * Without the privilege to lock more (root, CAP_IPC_LOCK), what an
+	 * unprivileged user may lock per CPU (perf_event_mlock_kb): the
+	 * largest power of two pages that fits, as perf record does.
+	 */
+	if (geteuid() != 0 &&
+	    (txt = kt_read_file("/proc/sys/kernel/perf_event_mlock_kb", NULL))) {
+		long kb = atol(txt);
+		size_t fit = 1;
+
+		free(txt);
+		while (kb > 0 && (fit * 2 + 1) * (size_t)page <= (size_t)kb * 1024)
+			fit *= 2;
+		if (kb > 0 && fit < pages)
+			pages = fit;
+	}
+	return pages;
 }
 
 int kt_perf_parse_pages(const char *s, size_t *pages)
@@ -356,6 +377,23 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 					fd = sys_perf_event_open(&a, pids[pi],
 								 cpus[ci], -1,
 								 PERF_FLAG_FD_CLOEXEC);
+				}
+				/*
+				 * Refused to an unprivileged user (paranoid 2:
+				 * no kernel samples): a task's own user space
+				 * may still be sampled, as perf does (":u").
+				 */
+				if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+				    pids[pi] >= 0 &&
+				    a.type != PERF_TYPE_TRACEPOINT) {
+					a.exclude_kernel = 1;
+					a.exclude_hv = 1;
+					a.exclude_callchain_kernel = 1;
+					fd = sys_perf_event_open(&a, pids[pi],
+								 cpus[ci], -1,
+								 PERF_FLAG_FD_CLOEXEC);
+					if (fd >= 0)
+						p->user_only = true;
 				}
 				/* A thread of -p that exited meanwhile. */
 				if (fd < 0 && errno == ESRCH && nr_pids > 1)
@@ -654,6 +692,7 @@ struct kt_counters {
 	int nr, nr_cpus;
 	int *fds;	/* nr * nr_cpus, -1 when unavailable */
 	int *status;	/* per event: 0 or -errno */
+	bool *user_only;	/* per event: counting user space only */
 };
 
 void kt_counters_free(struct kt_counters *c)
@@ -667,6 +706,7 @@ void kt_counters_free(struct kt_counters *c)
 			close(c->fds[i]);
 	free(c->fds);
 	free(c->status);
+	free(c->user_only);
 	free(c);
 }
 
@@ -707,7 +747,8 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 	for (e = 0; e < nr * nr_cpus; e++)
 		c->fds[e] = -1;
 	c->status = calloc(nr, sizeof(*c->status));
-	if (!c->status)
+	c->user_only = calloc(nr, sizeof(*c->user_only));
+	if (!c->status || !c->user_only)
 		goto nomem;
 	for (e = 0; e < nr; e++) {
 		for (ci = 0; ci < nr_cpus; ci++) {
@@ -723,8 +764,24 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 			a.disabled = 1;
 			a.inherit = inherit;
 			a.enable_on_exec = enable_on_exec;
+			a.exclude_kernel = c->user_only[e];
+			a.exclude_hv = c->user_only[e];
 			fd = sys_perf_event_open(&a, pid, cpus[ci], -1,
 						 PERF_FLAG_FD_CLOEXEC);
+			/*
+			 * Refused (perf_event_paranoid 2: no kernel profiling
+			 * without privilege): a task's own user space may
+			 * still be counted, as perf does (":u").
+			 */
+			if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+			    pid >= 0 && a.type != PERF_TYPE_TRACEPOINT &&
+			    !a.exclude_kernel) {
+				c->user_only[e] = true;
+				a.exclude_kernel = 1;
+				a.exclude_hv = 1;
+				fd = sys_perf_event_open(&a, pid, cpus[ci], -1,
+							 PERF_FLAG_FD_CLOEXEC);
+			}
 			if (fd < 0) {
 				if (kt_counter_unsupported(errno)) {
 					c->status[e] = -errno;
@@ -771,6 +828,16 @@ int kt_counters_enable(struct kt_counters *c)
 int kt_counters_disable(struct kt_counters *c)
 {
 	return counters_ioctl(c, PERF_EVENT_IOC_DISABLE);
+}
+
+bool kt_perf_user_only(const struct kt_perf *p)
+{
+	return p && p->user_only;
+}
+
+bool kt_counters_user_only(const struct kt_counters *c, int i)
+{
+	return i >= 0 && i < c->nr && c->user_only[i];
 }
 
 int kt_counters_status(const struct kt_counters *c, int i)

@@ -204,6 +204,11 @@ int kt_counters_enable(struct kt_counters *c);
 int kt_counters_disable(struct kt_counters *c);
 /* 0, or the -errno that made event i unavailable. */
 int kt_counters_status(const struct kt_counters *c, int i);
+/* Does some event sample user space only (refused more, as counters)? */
+bool kt_perf_user_only(const struct kt_perf *p);
+/* Does event i count user space only (the kernel refused more to an
+ * unprivileged user: perf_event_paranoid 2)? */
+bool kt_counters_user_only(const struct kt_counters *c, int i);
 /* Read event i. Returns 0, or -errno (-EOPNOTSUPP when unavailable). */
 int kt_counters_read(struct kt_counters *c, int i, struct kt_counter_val *v);
 /* Is err an "this machine lacks that counter" error? */

@@ -200,6 +200,14 @@ const char *ktrace_stat_name(const struct ktrace_stat *st, int i)
 	return i >= 0 && i < st->n ? st->names[i] : NULL;
 }
 
+bool ktrace_stat_user_only(const struct ktrace_stat *st, int i)
+{
+	for (int t = 0; t < st->nc; t++)
+		if (kt_counters_user_only(st->c[t], i))
+			return true;
+	return false;
+}
+
 int ktrace_stat_read(struct ktrace_stat *st, int i, uint64_t *value,
 		     uint64_t *enabled_ns, uint64_t *running_ns)
 {

@@ -1002,4 +1002,5 @@ void ktrace_record_stats(const struct ktrace_record *r,
 	st->nr_cpus = r->nr_cpus;
 	st->lost_per_cpu = r->lost_cpu;
 	st->per_event = r->per_event;
+	st->user_only = kt_perf_user_only(r->perf);
 }

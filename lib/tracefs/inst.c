@@ -302,8 +302,9 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 			return ktrace_err_set(err, ENOENT,
 					      "no such event '%s:%s'", sys, ev);
 		return ktrace_err_set(err, errno,
-				      "cannot read the format of '%s:%s': %m",
-				      sys, ev);
+				      "cannot read the format of '%s:%s': %m%s",
+				      sys, ev, errno == EACCES || errno == EPERM ?
+				      " (run as root)" : "");
 	}
 	tep = tep_alloc();
 	if (!tep) {

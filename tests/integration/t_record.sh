@@ -976,3 +976,36 @@ t_record_all_comm_of_task_exiting_during_it() {
 		expect_eq "$mode: comms of $sp" "$(awk -v p=$sp '$2 == p { print $1 }' $RT.out | sort -u)" syscaller || return 1
 	done
 }
+
+# Unprivileged (nobody, perf_event_paranoid as it is): what the kernel
+# allows works, as perf does it (a task's own user space, ":u", a ring
+# that fits perf_event_mlock_kb); the rest names the privilege it lacks.
+t_unprivileged_works_or_names_the_privilege() {
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	local par=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[ "$par" -ge 2 ] || { fail "perf_event_paranoid is $par here: this test wants 2 or more"; return 1; }
+	if [ "$par" -ge 3 ]; then
+		# Debian's 3: nothing for unprivileged users; say what it takes
+		$nobody $KTRACE stat -e task-clock -- $SYSC 10 >/dev/null 2>$RT.err
+		expect_eq "paranoid $par: stat" "$?" 1 || return 1
+		grep -q 'perf_event_paranoid' $RT.err || fail "not named: $(cat $RT.err)" || return 1
+		return 0
+	fi
+	$nobody $KTRACE stat -e task-clock -e page-faults -- $SYSC 10 >$RT.out 2>$RT.err ||
+		fail "stat as nobody: $(cat $RT.err)" || return 1
+	grep -q ' task-clock:u$' $RT.out || fail "no task-clock:u: $(cat $RT.out)" || return 1
+	grep -q 'user space only' $RT.out || fail "not said: $(cat $RT.out)" || return 1
+	$nobody $KTRACE record -e cpu-clock -F 199 -- $BUSY 300 >$RT.out 2>$RT.err ||
+		fail "record as nobody: $(cat $RT.err)" || return 1
+	n=$(grep -c ' cpu-clock: .*_spin+0x' $RT.out)
+	[ "$n" -ge 50 ] || fail "only $n user samples as nobody" || return 1
+	expect_contains "said" "$(cat $RT.err)" "sampled user space only" || return 1
+	# what needs root says so, in one line each
+	for c in "list irq:*" "stat -e sched:sched_switch -- true" "probe list" "show" \
+		 "enable sched:sched_switch" "reset" "record -a -e cpu-clock -d 0.1"; do
+		$nobody $KTRACE $c >/dev/null 2>$RT.err
+		[ $? = 1 ] || fail "'$c' as nobody: exit $?" || return 1
+		expect_eq "'$c': one line" "$(wc -l <$RT.err)" 1 || return 1
+		grep -qE 'run as root|CAP_PERFMON' $RT.err || fail "'$c' names no privilege: $(cat $RT.err)" || return 1
+	done
+}
