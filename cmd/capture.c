@@ -210,8 +210,11 @@ int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out > 0))
-		return kt_usage_error(ctx, NULL, "bad duration '%s'", s);
+	/* positive and finite: "inf" would never stop, "nan" compares false */
+	if (errno || end == s || *end || !(*out > 0) || !(*out <= 1e9))
+		return kt_usage_error(ctx, NULL,
+				      "bad duration '%s' (seconds, more than 0 and at most 1e9)",
+				      s);
 	return KT_OK;
 }
 

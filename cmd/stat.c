@@ -207,10 +207,12 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 				goto out;
 			break;
 		case 'I':
+			errno = 0;
 			interval = strtol(optarg, &end, 10);
-			if (*end || interval < 10) {
+			if (errno || end == optarg || *end || interval < 10 ||
+			    interval > 3600000) {
 				ret = kt_usage_error(ctx, NULL,
-						     "bad interval '%s' (milliseconds, at least 10)",
+						     "bad interval '%s' (milliseconds, 10 to 3600000)",
 						     optarg);
 				goto out;
 			}

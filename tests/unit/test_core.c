@@ -723,11 +723,44 @@ static void test_cli_enable_instance(void **state)
 	assert_int_equal(stat(path, &st), 0);
 }
 
+/* Numbers out of range or not numbers: exit 2 and one line, before
+ * anything is opened (no wrap to PID 1 or CPU 0, no endless -d). */
+static void test_cli_numbers_strict(void **state)
+{
+	static const char *const bad[][6] = {
+		{ "record", "-e", "sched:sched_switch", "-d", "inf", NULL },
+		{ "record", "-e", "sched:sched_switch", "-d", "nan", NULL },
+		{ "record", "-e", "sched:sched_switch", "-d", "1e309", NULL },
+		{ "record", "-e", "sched:sched_switch", "-p", "4294967297", NULL },
+		{ "record", "-e", "sched:sched_switch", "-C", "4294967296", NULL },
+		{ "record", "-e", "cpu-clock", "-c", "99999999999999999999", NULL },
+		{ "record", "-e", "sched:sched_switch", "-m", "3", NULL },
+		{ "stat", "-I", "99999999999999999999", NULL },
+		{ "stat", "-p", "-1", NULL },
+		{ "top", "-I", "99999999999999999999", NULL },
+		{ "top", "-d", "-1", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct cli_result r = run_cli(bad[i][0], bad[i][1], bad[i][2],
+					      bad[i][3], bad[i][4], NULL);
+		char *nl = strchr(r.err, '\n');
+
+		if (r.status != 2 || !nl || nl[1])
+			fail_msg("%s %s %s %s %s: exit %d, '%s'", bad[i][0],
+				 bad[i][1], bad[i][2], bad[i][3],
+				 bad[i][4] ? bad[i][4] : "", r.status, r.err);
+		cli_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name_check),
 		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_cli_numbers_strict),
 		cmocka_unit_test_setup_teardown(test_events_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_formats, setup, teardown),
 		cmocka_unit_test(test_tfs_open_missing),
