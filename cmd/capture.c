@@ -175,6 +175,10 @@ int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads)
 
 int kt_target_start(struct kt_ctx *ctx, struct kt_target *t)
 {
+	/* told to stop before the command was released: it never runs
+	 * (kt_target_finish() closes its pipe, it exits unexecuted) */
+	if (kt_stop_signal)
+		return KT_OK;
 	if (t->wl.pid > 0 && kt_workload_start(&t->wl) < 0)
 		return kt_error(ctx, KT_FAIL, "cannot start '%s'", t->argv[0]);
 	return KT_OK;
@@ -191,6 +195,20 @@ const char *kt_target_describe(const struct kt_target *t, char *buf,
 	else
 		snprintf(buf, len, "'system wide'");
 	return buf;
+}
+
+int kt_target_status(const struct kt_target *t, int ret, int status,
+		     bool stopped)
+{
+	if (ret)
+		return ret;
+	/* a command stopped by a signal to ktrace: 128 + it, as shells */
+	if (t->argc && kt_stop_signal)
+		return 128 + kt_stop_signal;
+	/* the command's own status, unless -d/-c ended it on purpose */
+	if (status >= 0 && !stopped)
+		return status;
+	return ret;
 }
 
 int kt_target_finish(struct kt_target *t, bool stop)

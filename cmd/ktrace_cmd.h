@@ -187,6 +187,11 @@ const char *kt_target_describe(const struct kt_target *t, char *buf,
 /* Wait for the command (SIGTERM first when stop) and free t; the exit
  * status as a shell gives it, or -1 without a command. */
 int kt_target_finish(struct kt_target *t, bool stop);
+/* ktrace's exit status: ret when it failed; with a command stopped by a
+ * signal to ktrace, 128 + that signal; else the command's status unless
+ * stopped (-d, -c ended it on purpose); else ret. */
+int kt_target_status(const struct kt_target *t, int ret, int status,
+		     bool stopped);
 /* -d SECS: a positive number of seconds, else a usage error. */
 int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out);
 /* Seconds since t0 (CLOCK_MONOTONIC). */

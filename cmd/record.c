@@ -463,7 +463,6 @@ out:
 	free(evargs);
 	ktrace_err_clear(&err);
 	/* The workload's exit status, unless -d/-c ended it on purpose. */
-	if (!ret && status >= 0 && !(stopped && !kt_stop_signal))
-		ret = status;
+	ret = kt_target_status(&tg, ret, status, stopped);
 	return ret;
 }

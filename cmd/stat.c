@@ -335,7 +335,6 @@ out:
 		free(events[i]);
 	free(events);
 	/* The workload's exit status, unless -d/-c ended it on purpose. */
-	if (!ret && status >= 0 && !(stopped && !kt_stop_signal))
-		ret = status;
+	ret = kt_target_status(&tg, ret, status, stopped);
 	return ret;
 }
