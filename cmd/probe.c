@@ -5,6 +5,8 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "ktrace_cmd.h"
 
@@ -67,6 +69,34 @@ struct spec_line {
 	int lineno;
 };
 
+/* Largest probe set read: sets are hand-written text, a few KiB. */
+#define PROBE_SET_MAX (1 << 20)
+
+/* A probe set to read: a regular file of at most PROBE_SET_MAX bytes
+ * (a FIFO or a device would hang or never end). NULL + errno (ESPIPE: not
+ * a regular file, EFBIG: too large). */
+static FILE *open_probe_set(const char *path)
+{
+	struct stat st = { 0 };
+	FILE *f;
+	int fd;
+
+	fd = ktrace_open_regular(path);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size > PROBE_SET_MAX) {
+		int e = st.st_size > PROBE_SET_MAX ? EFBIG : errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static int read_probe_file(struct kt_ctx *ctx, const char *path,
 			   const char *binary, struct spec_line **out, int *n)
 {
@@ -78,7 +108,7 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 
 	*out = NULL;
 	*n = 0;
-	f = fopen(path, "r");
+	f = open_probe_set(path);
 	/* A bare set name ("file-opens") is looked up among the installed
 	 * sets (found at run time, next to the binary). */
 	if (!f && errno == ENOENT && !strchr(path, '/')) {
@@ -87,7 +117,7 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 
 		if (dir) {
 			snprintf(alt, sizeof(alt), "%s/%s.probe", dir, path);
-			f = fopen(alt, "r");
+			f = open_probe_set(alt);
 		}
 		if (!f)
 			errno = ENOENT;
@@ -96,6 +126,14 @@ static int read_probe_file(struct kt_ctx *ctx, const char *path,
 		int e = errno;
 
 		free(cur_bin);
+		if (e == ESPIPE)
+			return kt_error(ctx, KT_FAIL,
+					"probe set '%s' is not a regular file",
+					path);
+		if (e == EFBIG)
+			return kt_error(ctx, KT_FAIL,
+					"probe set '%s' is larger than %d KiB",
+					path, PROBE_SET_MAX >> 10);
 		return kt_error(ctx, KT_FAIL, "cannot open probe set '%s': %s",
 				path, strerror(e));
 	}

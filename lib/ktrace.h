@@ -42,6 +42,14 @@ extern "C" {
 const char *ktrace_version(void);
 
 /*
+ * Open a file a user names (a recording, a binary, a probe set) for
+ * reading: regular files only, checked on a non-blocking open so a FIFO
+ * never hangs. Returns the fd (the caller closes it), or -1 with errno
+ * set (ESPIPE: not a regular file).
+ */
+int ktrace_open_regular(const char *path);
+
+/*
  * Error details. msg is a one-line description; when the kernel refused a
  * write, klog holds its error_log text. input/pos point at the offending
  * character of the user's own input (pos < 0: unknown). All strings are

@@ -31,6 +31,8 @@ char *kt_read_file(const char *path, size_t *len);
 char *kt_read_fd(int fd, size_t *len);
 /* The same with a first buffer of hint bytes (big files: no regrowth). */
 char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
+/* errno of ktrace_open_regular() for a file that is not regular */
+#define KT_ENOTREG ESPIPE
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /* Small file and string helpers used across libktrace. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -146,4 +147,32 @@ void ktrace_strv_free(char **v)
 const char *ktrace_version(void)
 {
 	return KTRACE_VERSION;
+}
+
+int ktrace_open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		e = errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = KT_ENOTREG;
+		goto fail;
+	}
+	/* Reads block again: a regular file never waits anyway. */
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		e = errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = e;
+	return -1;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "base/internal.h"
 #include "kfile/kfile.h"
 
 #define KF_BYTE_ORDER 0x01020304u
@@ -899,7 +900,7 @@ struct kt_kfile *kt_kfile_open(const char *path)
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ktrace_open_regular(path);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st)) {
@@ -907,11 +908,6 @@ struct kt_kfile *kt_kfile_open(const char *path)
 
 		close(fd);
 		errno = e;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
 		return NULL;
 	}
 	f = calloc(1, sizeof(*f));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/internal.h"
 #include "arch/arch.h"
 #include "probe/fetcharg.h"
 #include "probe/uelf_priv.h"
@@ -102,7 +103,7 @@ static const char *elf_debuglink(Elf *elf)
 /* Open path if it is an ELF file with .debug_info; fd or -1. */
 static int open_debug_file(const char *path, Dwarf **dw)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ktrace_open_regular(path);
 	Elf *elf;
 	bool ok;
 
@@ -977,6 +978,7 @@ static bool slot_in_prologue(struct resolve_ctx *c, struct kt_fetcharg *l,
 	if (l->file || l->depth != 1 || l->off[0] >= 0 ||
 	    (strcmp(l->base, "%sp") && strcmp(l->base, "%bp")))
 		return false;
+	*end = 0;
 	if (kt_ures_skip_prologue(c->ur, probe_off - (c->pc - entry), end,
 				  &sub)) {
 		ktrace_err_clear(&sub);

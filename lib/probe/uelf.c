@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/internal.h"
 #include "arch/arch.h"
 #include "sym/symtab.h"
 #include "probe/uelf_priv.h"
@@ -52,7 +53,7 @@ static int elf_ident(const char *path, unsigned char *class, uint16_t *machine)
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ktrace_open_regular(path);
 	if (fd < 0)
 		return -1;
 	n = pread(fd, id, sizeof(id), 0);
@@ -340,11 +341,15 @@ struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 	if (ret)
 		goto fail;
 	elf_version(EV_CURRENT);
-	ur->fd = open(ur->path, O_RDONLY | O_CLOEXEC);
+	ur->fd = ktrace_open_regular(ur->path);
 	if (ur->fd < 0) {
 		ret = -errno;
-		ktrace_err_set(err, ret, "cannot open '%s': %s", ur->path,
-			       strerror(-ret));
+		if (ret == -KT_ENOTREG)
+			ktrace_err_set(err, ret, "'%s' is not a regular file",
+				       ur->path);
+		else
+			ktrace_err_set(err, ret, "cannot open '%s': %s",
+				       ur->path, strerror(-ret));
 		goto fail;
 	}
 	ur->elf = elf_begin(ur->fd, ELF_C_READ_MMAP, NULL);

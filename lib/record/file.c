@@ -223,6 +223,8 @@ struct ktrace_record *ktrace_record_load(const char *path,
 			       "'%s' is not a ktrace recording (version 1)" :
 			       ret == EBADMSG ?
 			       "'%s' is damaged or truncated" :
+			       ret == KT_ENOTREG ?
+			       "'%s' is not a regular file" :
 			       "cannot read '%s': %m", path);
 		goto fail;
 	}

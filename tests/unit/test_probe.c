@@ -17,6 +17,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "faketfs.h"
@@ -1099,6 +1101,60 @@ static void test_probe_sets_documented(void **state)
 	}
 }
 
+/*
+ * Files users name are regular files: a FIFO (nobody writes it) or a
+ * device is refused at once, in one line, with nothing written; a probe
+ * set too large to be a probe set is refused before it is read.
+ * alarm() turns a hang into a failure.
+ */
+static void test_cli_special_files_refused(void **state)
+{
+	char *root = *state, fifo[PATH_MAX], big[PATH_MAX], spec[PATH_MAX + 8];
+	char *before = fake_snapshot(root), *after;
+	struct {
+		const char *argv[6];
+		const char *msg;
+	} cases[] = {
+		{ { "report", "-i", fifo }, "is not a regular file" },
+		{ { "probe", "add", "-f", fifo }, "is not a regular file" },
+		{ { "probe", "add", "-f", "/dev/zero" }, "is not a regular file" },
+		{ { "probe", "add", "-f", big }, "larger than 1024 KiB" },
+		{ { "probe", "add", "-n", "-x", fifo, "main" },
+		  "is not a regular file" },
+		{ { "probe", "add", "--dry-run", spec }, "is not a regular file" },
+	};
+	FILE *f;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", root);
+	snprintf(big, sizeof(big), "%s/big.probe", root);
+	snprintf(spec, sizeof(spec), "%s:main", fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	for (int i = 0; i < (2 << 20) / 32; i++)
+		fputs("# a comment line of 32 bytes ..\n", f);
+	fclose(f);
+	alarm(20);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *const *a = cases[i].argv;
+		struct cli_result r = run_cli(a[0], a[1], a[2], a[3], a[4],
+					      a[5], NULL);
+		char *nl = strchr(r.err, '\n');
+
+		if (r.status != 1 || !strstr(r.err, cases[i].msg) || !nl)
+			fail_msg("%s %s %s: exit %d, '%s'", a[0], a[1], a[2],
+				 r.status, r.err);
+		cli_result_free(&r);
+	}
+	alarm(0);
+	after = fake_snapshot(root);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	unlink(fifo);
+	unlink(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1128,6 +1184,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bug_retval_field, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bug_retval_typed_without_dwarf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bug_cli_json_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_special_files_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
