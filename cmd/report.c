@@ -260,6 +260,17 @@ static int write_flamegraph(struct report_run *run, const char *path,
 	return ret;
 }
 
+/* A file cut off (ktrace killed while writing it): said after the
+ * records, on stderr, so they stay a clean stream. */
+static void note_truncated(struct kt_ctx *ctx, struct ktrace_record *rec,
+			   const char *input, long n)
+{
+	if (n >= 0 && ktrace_record_truncated(rec))
+		fprintf(ctx->err,
+			"ktrace report: '%s' is truncated (its recording was cut off): %ld records recovered\n",
+			input, n);
+}
+
 /* --perfetto: the trace into path ('-': standard output). Frees rec. */
 static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
 		    const char *path, const char *input)
@@ -275,6 +286,7 @@ static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
 	n = kt_perfetto_write(ctx, rec, f, &error);
 	if (f != ctx->out && fclose(f) && !error)
 		error = -errno;
+	note_truncated(ctx, rec, input, n);
 	ktrace_record_free(rec);
 	if (n < 0)
 		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
@@ -503,6 +515,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		kt_profile_free(&run.per_event[e]);
 	free(run.per_event);
 	fflush(ctx->out);
+	note_truncated(ctx, run.rec, input, n);
 	ktrace_record_free(run.rec);
 	if (run.error)
 		return kt_error(ctx, KT_FAIL, run.error == -ENOMEM ?

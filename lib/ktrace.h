@@ -545,6 +545,9 @@ struct ktrace_record *ktrace_record_load(const char *path,
 					 struct ktrace_err *err);
 /* A META value of a loaded file ("kernel", "command", ...), or NULL. */
 const char *ktrace_record_meta(struct ktrace_record *r, const char *key);
+/* The loaded file was cut off (its writer killed before it finished):
+ * replay gives the records up to its last complete section. */
+bool ktrace_record_truncated(struct ktrace_record *r);
 
 typedef int (*ktrace_raw_fn)(void *ctx, uint32_t type, uint16_t misc,
 			     uint32_t size, uint64_t time, const void *rec);

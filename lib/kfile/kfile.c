@@ -474,6 +474,24 @@ int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec)
 	return 0;
 }
 
+int kt_kfw_flush(struct kt_kfw *w)
+{
+	int err = flush_data(w);
+
+	if (!err)
+		err = flush_tables(w);
+	return err;
+}
+
+size_t kt_kfw_pending(const struct kt_kfw *w)
+{
+	size_t n = w->len - KT_KF_SEC_HDR_SIZE;
+
+	for (int t = 0; t < KF_NR_TABLES; t++)
+		n += w->tab[t].len;
+	return n;
+}
+
 int kt_kfw_close(struct kt_kfw *w, uint64_t *bytes)
 {
 	uint64_t end[3];
@@ -520,6 +538,7 @@ struct kt_kfile {
 	const char *header_page;
 	struct vec chunks;	/* struct chunk */
 	uint64_t nr_records, data_bytes;
+	bool truncated;		/* no END: cut off after its last section */
 	/* iteration */
 	size_t cur_chunk;
 	unsigned char *cbuf;
@@ -775,6 +794,8 @@ static int kf_load(struct kt_kfile *f)
 
 		if (end)
 			return -EBADMSG;	/* bytes after END */
+		if (f->len - off < sizeof(sh))
+			break;		/* cut off inside a section header */
 		err = src_read(f, off, sh, sizeof(sh));
 		if (err)
 			return err;
@@ -784,8 +805,11 @@ static int kf_load(struct kt_kfile *f)
 		memcpy(&csum, sh + 16, 8);
 		off += sizeof(sh);
 		room = f->len - off;
-		if (sflags || size > room || pad8(size) > room)
+		if (sflags || type > KT_KF_END)
 			return -EBADMSG;
+		/* a section cut off: the file ends before it does */
+		if (size > room || pad8(size) > room)
+			break;
 		if (type == KT_KF_DATA) {
 			struct chunk *c;
 
@@ -838,7 +862,20 @@ static int kf_load(struct kt_kfile *f)
 		off += pad8(size);
 		nsec++;
 	}
-	return end ? 0 : -EBADMSG;
+	if (!end) {
+		/* The writer was killed: what it had written is whole and
+		 * checked, the number of records is not known. */
+		if (!f->attrs.n)
+			return -EBADMSG;
+		f->truncated = true;
+		f->nr_records = UINT64_MAX;
+	}
+	return 0;
+}
+
+bool kt_kfile_truncated(const struct kt_kfile *f)
+{
+	return f->truncated;
 }
 
 void kt_kfile_free(struct kt_kfile *f)
@@ -960,7 +997,7 @@ int kt_kfile_next(struct kt_kfile *f, const struct perf_event_header **rec)
 		return f->err;
 	while (f->cpos == f->clen) {
 		if (f->cur_chunk == f->chunks.n) {
-			if (f->seen != f->nr_records)
+			if (f->seen != f->nr_records && !f->truncated)
 				return f->err = -EBADMSG;
 			return 0;
 		}

@@ -186,6 +186,14 @@ int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
 int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec);
 
 /*
+ * Write the records and table entries buffered so far, so that a reader
+ * of a file cut off later (the writer killed) finds them. 0 or -errno.
+ * kt_kfw_pending(): bytes buffered, not yet written.
+ */
+int kt_kfw_flush(struct kt_kfw *w);
+size_t kt_kfw_pending(const struct kt_kfw *w);
+
+/*
  * Flush everything, write END and free w (always, even on error); *bytes
  * (may be NULL): the file's size as written. Returns 0 or the first -errno
  * met while writing.
@@ -199,8 +207,10 @@ struct kt_kfile;
 /*
  * Open and check a file: header, every section's bounds, every table
  * section's checksum and entries, END. Records are read, and their
- * sections checked, while iterating. NULL + errno (EINVAL: not a ktrace
- * v1 file; EBADMSG: damaged or truncated; ENOMEM; open/read errors).
+ * sections checked, while iterating. A file cut off at its end (its
+ * writer killed) opens up to its last complete section, and
+ * kt_kfile_truncated() says so. NULL + errno (EINVAL: not a ktrace v1
+ * file; EBADMSG: damaged; ENOMEM; open/read errors).
  * Free with kt_kfile_free().
  */
 struct kt_kfile *kt_kfile_open(const char *path);
@@ -214,6 +224,10 @@ void kt_kfile_free(struct kt_kfile *f);
  * number of records does not match END. After an error, keeps failing.
  */
 int kt_kfile_next(struct kt_kfile *f, const struct perf_event_header **rec);
+
+/* The file has no END: it was cut off, its records are those up to its
+ * last complete section (their number is not known ahead). */
+bool kt_kfile_truncated(const struct kt_kfile *f);
 /* Start the records over. */
 void kt_kfile_rewind(struct kt_kfile *f);
 

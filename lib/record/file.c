@@ -41,6 +41,7 @@ void kt_record_free_file(struct ktrace_record *r)
 	r->icomm = NULL;
 	r->nr_icomm = 0;
 	free(r->ksym_used);
+	free(r->ksym_written);
 	if (r->kfw)
 		kt_kfw_close(r->kfw, NULL);
 	kt_kfile_free(r->kf);
@@ -112,11 +113,71 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 		if (!r->ksyms.loaded)
 			kt_symtab_load_kallsyms(&r->ksyms, NULL);
 		r->ksym_used = calloc(r->ksyms.n / 8 + 1, 1);
+		r->ksym_written = calloc(r->ksyms.n / 8 + 1, 1);
+		if (!r->ksym_used || !r->ksym_written) {
+			free(r->ksym_used);
+			free(r->ksym_written);
+			r->ksym_used = r->ksym_written = NULL;
+			ret = -1;
+		}
 	}
 	if (ret)
 		return ktrace_err_set(err, EIO, "cannot write the file header");
 	r->sink = file_sink;
 	r->sink_ctx = r;
+	return 0;
+}
+
+/* Table entries learned since the last flush: comms of older tasks,
+ * mappings read from /proc, kernel symbols the records use. */
+static int write_new_tables(struct ktrace_record *r)
+{
+	int ret = 0;
+
+	for (; r->icomm_written < r->nr_icomm; r->icomm_written++) {
+		const struct kt_kf_comm *c = &r->icomm[r->icomm_written];
+
+		ret |= kt_kfw_comm(r->kfw, c->pid, c->tid, c->comm);
+	}
+	for (; r->maps_written < r->nr_maps; r->maps_written++) {
+		const struct kt_map *mp = &r->maps[r->maps_written];
+
+		if (!mp->synth)
+			continue;
+		struct kt_kf_mmap m = {
+			.pid = mp->pid, .tid = mp->pid,
+			.start = mp->start, .len = mp->len,
+			.pgoff = mp->pgoff, .prot = 4,
+			.filename = mp->path,
+		};
+		ret |= kt_kfw_mmap(r->kfw, &m);
+	}
+	for (size_t i = 0; r->ksym_used && i < r->ksyms.n; i += 8) {
+		unsigned char n = r->ksym_used[i / 8] & ~r->ksym_written[i / 8];
+
+		for (int b = 0; n && b < 8; b++)
+			if (n & (1 << b))
+				ret |= kt_kfw_ksym(r->kfw,
+						   r->ksyms.v[i + b].addr, 't',
+						   r->ksyms.v[i + b].name);
+		r->ksym_written[i / 8] |= n;
+	}
+	return ret;
+}
+
+int kt_record_output_flush(struct ktrace_record *r, uint64_t now_ns,
+			   bool force)
+{
+	uint64_t since = now_ns - r->kfw_flushed_ns;
+
+	if (!r->kfw)
+		return 0;
+	if (!force && since < 1000000000ull &&
+	    (since < 100000000ull || kt_kfw_pending(r->kfw) >= 65536))
+		return 0;
+	r->kfw_flushed_ns = now_ns;
+	if (write_new_tables(r) || kt_kfw_flush(r->kfw))
+		return -EIO;
 	return 0;
 }
 
@@ -126,25 +187,10 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 
 	if (!r->kfw)
 		return 0;
-	for (size_t i = 0; i < r->nr_icomm; i++)
-		ret |= kt_kfw_comm(r->kfw, r->icomm[i].pid, r->icomm[i].tid,
-				   r->icomm[i].comm);
-	for (int i = 0; i < r->nr_maps; i++) {
-		if (!r->maps[i].synth)
-			continue;
-		struct kt_kf_mmap m = {
-			.pid = r->maps[i].pid, .tid = r->maps[i].pid,
-			.start = r->maps[i].start, .len = r->maps[i].len,
-			.pgoff = r->maps[i].pgoff, .prot = 4,
-			.filename = r->maps[i].path,
-		};
-		ret |= kt_kfw_mmap(r->kfw, &m);
-	}
+	ret |= write_new_tables(r);
+	/* user frames are named once, at the end: reading DWARF while the
+	 * rings fill would cost records */
 	ret |= kt_record_write_uframes(r);
-	for (size_t i = 0; r->ksym_used && i < r->ksyms.n; i++)
-		if (r->ksym_used[i / 8] & (1 << (i % 8)))
-			ret |= kt_kfw_ksym(r->kfw, r->ksyms.v[i].addr, 't',
-					   r->ksyms.v[i].name);
 	ret = kt_kfw_close(r->kfw, bytes) ? -EIO : (ret ? -EIO : 0);
 	r->kfw = NULL;
 	r->sink = NULL;
@@ -364,6 +410,11 @@ fail:
 const char *ktrace_record_meta(struct ktrace_record *r, const char *key)
 {
 	return r->kf ? kt_kfile_meta_get(r->kf, key) : NULL;
+}
+
+bool ktrace_record_truncated(struct ktrace_record *r)
+{
+	return r->kf && kt_kfile_truncated(r->kf);
 }
 
 long ktrace_record_replay(struct ktrace_record *r, ktrace_sample_fn fn,

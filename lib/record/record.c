@@ -919,7 +919,11 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 		return ret;
 	r->fn = fn;
 	r->fnctx = ctx;
-	return kt_merge_flush(r->merge, horizon);
+	ret = kt_merge_flush(r->merge, horizon);
+	/* a write error sticks in the writer: output_close() reports it */
+	if (r->kfw)
+		kt_record_output_flush(r, now_ns(), false);
+	return ret;
 }
 
 /*

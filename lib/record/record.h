@@ -118,6 +118,11 @@ struct ktrace_record {
 	struct kt_symtab ksyms;
 	unsigned char *ksym_used;	/* bitmap over ksyms (for -o) */
 	struct kt_kfw *kfw;		/* -o writer */
+	/* -o: what earlier flushes wrote (file.c), and when */
+	unsigned char *ksym_written;
+	size_t icomm_written;
+	int maps_written;
+	uint64_t kfw_flushed_ns;
 	struct kt_kfile *kf;		/* replay source */
 	bool kf_uframes;		/* it names its user frames */
 	void *kf_mem;			/* its bytes, when read from a pipe */
@@ -156,6 +161,14 @@ void kt_record_free_stacks(struct ktrace_record *r);
 void kt_record_free_interned(struct ktrace_record *r);
 void kt_record_free_file(struct ktrace_record *r);
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
+/*
+ * -o: write what is buffered (records, comms, mappings and kernel symbols
+ * met so far) when a second has passed since the last write, or a tenth
+ * of one when little is buffered, so a killed ktrace leaves a readable
+ * file; force: now. 0 or -EIO.
+ */
+int kt_record_output_flush(struct ktrace_record *r, uint64_t now_ns,
+			   bool force);
 /* Mark the kernel symbols and user frames of a sample's call chain for
  * the -o file. */
 /*

@@ -1040,3 +1040,26 @@ t_record_stop_before_the_command_starts() {
 	done
 	[ $hit = 1 ] || fail "never caught ktrace before its command started ($tries tries)"
 }
+
+# A recording whose ktrace was SIGKILLed: what it wrote up to a second
+# before is there, and report reads it, saying it was cut off.
+t_record_killed_file_is_read() {
+	local kp child n
+	rm -f $RT.kill.kt
+	$KTRACE record -o $RT.kill.kt -e syscalls:sys_enter_getppid -- $SYSC 5 0 loop \
+		>/dev/null 2>$RT.err &
+	kp=$!
+	sleep 2.5
+	child=$(pgrep -P $kp | head -1)
+	kill -KILL $kp
+	wait $kp 2>/dev/null
+	[ -n "$child" ] && kill -TERM $child 2>/dev/null
+	[ -n "$child" ] && { while kill -0 $child 2>/dev/null; do sleep 0.05; done; }
+	expect_status 0 $KTRACE report -i $RT.kill.kt || return 1
+	expect_contains "report's note" "$ERR" "is truncated (its recording was cut off)" || return 1
+	n=$(printf '%s\n' "$OUT" | grep -c 'sys_enter_getppid')
+	# 5 calls every 10 ms for 2.5 s, written at least every second
+	[ "$n" -ge 100 ] || { fail "only $n records recovered (of ~1200)"; return 1; }
+	expect_contains "count said" "$ERR" "records recovered" || return 1
+	rm -f $RT.kill.kt
+}
