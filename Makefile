@@ -164,7 +164,12 @@ $(B)/examples/%: examples/%.c $(B)/libktrace.a $(B)/include/ktrace.h
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
 		-I$(B)/include -o $@ $< $(B)/libktrace.a $(PKG_LIBS)
 
-targets: $(TARGET_BINS)
+# Integration helpers that call libktrace's internals.
+$(B)/tests/integration/%: tests/integration/%.c $(B)/libktrace.a $(B)/flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -o $@ $< $(B)/libktrace.a $(PKG_LIBS)
+
+targets: $(TARGET_BINS) $(B)/tests/integration/fmtcheck_all
 examples: $(EXAMPLE_BINS)
 
 check-unit: $(UNIT_BINS)

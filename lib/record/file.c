@@ -248,6 +248,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	size_t nf, na, ni, nc, nm, nk, nu;
 	uint64_t *idv = NULL;
 	int *evv = NULL, ret = 0;
+	const char *why;
 
 	r = ktrace_record_alloc(NULL);
 	if (!r)
@@ -324,6 +325,13 @@ struct ktrace_record *ktrace_record_load(const char *path,
 		if (ktrace_name_check(f->system) || ktrace_name_check(f->name)) {
 			ret = EBADMSG;
 			ktrace_err_set(err, ret, "'%s': bad event table", path);
+			goto fail;
+		}
+		if (kt_format_check(f->format, strlen(f->format), &why)) {
+			ret = EBADMSG;
+			ktrace_err_set(err, ret,
+				       "'%s': the format of %s:%s is refused: %s",
+				       path, f->system, f->name, why);
 			goto fail;
 		}
 		idx = kt_record_add_format(r, f->system, f->name, f->id,

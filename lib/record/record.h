@@ -162,6 +162,12 @@ void kt_record_free_interned(struct ktrace_record *r);
 void kt_record_free_file(struct ktrace_record *r);
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
 /*
+ * Hold a format text from a file to what kernels write before
+ * libtraceevent parses it (fmtcheck.c): 0, or -EBADMSG with *why (static
+ * text) saying what is wrong.
+ */
+int kt_format_check(const char *text, size_t len, const char **why);
+/*
  * -o: write what is buffered (records, comms, mappings and kernel symbols
  * met so far) when a second has passed since the last write, or a tenth
  * of one when little is buffered, so a killed ktrace leaves a readable

@@ -1063,3 +1063,12 @@ t_record_killed_file_is_read() {
 	expect_contains "count said" "$ERR" "records recovered" || return 1
 	rm -f $RT.kill.kt
 }
+
+# The check a file's formats must pass before libtraceevent parses them
+# refuses none of the running kernel's formats.
+t_report_format_check_takes_every_kernel_format() {
+	local out
+	out=$(${B:-build}/tests/integration/fmtcheck_all $TFS) ||
+		{ fail "kernel formats refused: $(printf '%s\n' "$out" | tail -3)"; return 1; }
+	expect_contains "summary" "$out" ", 0 refused" || return 1
+}

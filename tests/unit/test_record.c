@@ -492,6 +492,75 @@ static void test_crafted_files_refused(void **state)
 	free(fmt);
 }
 
+/*
+ * Print fmts that crash libtraceevent (NULL dereference for an unknown
+ * field in __print_symbolic, SIGFPE for a division by zero folded while
+ * parsing or by a record's zero field while printing) are refused before
+ * it sees them, with the reason; what kernels write still loads.
+ */
+static void test_crafted_print_fmts_refused(void **state)
+{
+	static const char *const bad[] = {
+		"\"\",__print_symbolic(REC->v",
+		"\"\", __print_symbolic(REC->nosuch, {1, \"a\"})",
+		"\"%d\",__print_flags(REC->v",
+		"\"%d\", REC->prev_pid / REC->next_pid",
+		"\"%d\", REC->prev_pid % REC->next_pid",
+		"\"%d\", 1 / 0",
+		"\"%d\", 5 % 0",
+		"\"%d\", (1/0)",
+		"\"%d\", REC->prev_pid / (8 - 8)",
+		"\"%s\", \"abc",
+		"\"%d\", (REC->prev_pid",
+		"\"%s\", __get_str(nosuch)",
+	};
+	static const char *const good[] = {
+		"\"%d %d\", REC->prev_pid / sizeof(u64), REC->next_pid % (8)",
+		"\"%s [%d]\", REC->prev_comm, REC->prev_pid / 1000ULL",
+		"\"a/b %% %s\", __print_symbolic(REC->prev_pid, { 1, \"x)\" })",
+	};
+	char *fmt = sched_switch_format(), *cut;
+
+	(void)state;
+	assert_non_null(fmt);
+	cut = strstr(fmt, "print fmt: ");
+	assert_non_null(cut);
+	*cut = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		const char *const *v = pass ? good : bad;
+		size_t n = pass ? sizeof(good) / sizeof(*good) :
+				  sizeof(bad) / sizeof(*bad);
+
+		for (size_t i = 0; i < n; i++) {
+			struct ktrace_err err = { .pos = -1 };
+			struct file_opts o = { 0 };
+			struct ktrace_record *r;
+			char *text, *path;
+
+			assert_true(asprintf(&text, "%sprint fmt: %s\n", fmt,
+					     v[i]) > 0);
+			o.format = text;
+			path = write_file(&o, basic_records);
+			r = ktrace_record_load(path, &err);
+			if (pass && !r)
+				fail_msg("%s: refused: %s", v[i], err.msg);
+			if (!pass && (r || !err.msg ||
+				      !strstr(err.msg, "print fmt") ||
+				      !strstr(err.msg, "is refused: ")))
+				fail_msg("%s: %s", v[i], r ? "loaded" : err.msg);
+			if (r)
+				assert_int_equal(ktrace_record_replay(r, NULL, NULL,
+								      NULL, NULL), 4);
+			ktrace_record_free(r);
+			ktrace_err_clear(&err);
+			unlink(path);
+			free(path);
+			free(text);
+		}
+	}
+	free(fmt);
+}
+
 static void fifo_records(struct kt_kfw *w)
 {
 	const struct kt_kf_mmap m = {
@@ -740,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_missing_format_rejected),
 		cmocka_unit_test(test_replay_raw),
 		cmocka_unit_test(test_crafted_files_refused),
+		cmocka_unit_test(test_crafted_print_fmts_refused),
 		cmocka_unit_test(test_fifo_map_does_not_block),
 	};
 
