@@ -251,6 +251,28 @@ static int ring_map(struct kt_perf *p, int fd, int cpu)
 	return 0;
 }
 
+/* MemAvailable in bytes, or 0 when /proc/meminfo does not say. */
+static uint64_t mem_available(void)
+{
+	char *t = kt_read_file("/proc/meminfo", NULL), *at;
+	unsigned long long kb = 0;
+
+	if (!t)
+		return 0;
+	at = strstr(t, "MemAvailable:");
+	if (!at || sscanf(at, "MemAvailable: %llu kB", &kb) != 1)
+		kb = 0;
+	free(t);
+	return kb * 1024;
+}
+
+static bool ring_memory_too_large(size_t map_len, int nr_rings)
+{
+	uint64_t avail = mem_available();
+
+	return avail && (uint64_t)map_len * nr_rings > avail / 2;
+}
+
 struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 			     const struct kt_perf_opts *opts,
 			     struct kt_perf_fail *fail)
@@ -300,6 +322,20 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 	if (opts->pids && opts->nr_pids > 0) {
 		pids = opts->pids;
 		nr_pids = opts->nr_pids;
+	}
+	/*
+	 * The rings are locked kernel memory: more than half of what is
+	 * available would bring the OOM killer (and leave inline probes
+	 * behind), so refuse it before anything is opened.
+	 */
+	if (ring_memory_too_large(p->map_len, nr_cpus)) {
+		err = -E2BIG;
+		fail_set(fail, E2BIG, KT_PERF_STAGE_MMAP, -1, -1, -1);
+		if (fail) {
+			fail->ring_bytes = p->map_len;
+			fail->nr_rings = nr_cpus;
+		}
+		goto out;
 	}
 	nfds = (size_t)nr_cpus * nr_pids * nr_evs;
 	p->fds = calloc(nfds, sizeof(*p->fds));
@@ -590,6 +626,12 @@ int kt_perf_advice(const struct kt_perf_fail *f, char *buf, size_t len)
 				"mapping %d ring(s) of %zu KiB went over the locked-memory limit: perf_event_mlock_kb is %lld KiB per CPU, RLIMIT_MEMLOCK is %s.\nUse a smaller -m, raise /proc/sys/kernel/perf_event_mlock_kb or 'ulimit -l', or run with CAP_IPC_LOCK.",
 				f->nr_rings, f->ring_bytes / 1024, mlock_kb,
 				rls);
+	if (f->stage == KT_PERF_STAGE_MMAP && f->err == E2BIG)
+		return snprintf(buf, len,
+				"%d ring(s) of %zu KiB would lock %llu MiB, more than half of the memory available (%llu MiB).\nUse a smaller -m.",
+				f->nr_rings, f->ring_bytes / 1024,
+				(unsigned long long)f->ring_bytes * f->nr_rings >> 20,
+				(unsigned long long)(mem_available() >> 20));
 	if (f->stage == KT_PERF_STAGE_MMAP && f->err == ENOMEM)
 		return snprintf(buf, len,
 				"the kernel could not allocate %d ring(s) of %zu KiB.\nUse a smaller -m.",

@@ -278,4 +278,11 @@ else
 	fail record-sigkill-start "ktrace record -a never got ready"
 	_show "$(cat $D/s.err)"
 fi
+# --- -m beyond memory: refused before anything is made (the VM has 1 GiB:
+# a 1 GiB ring would lock it all and bring the OOM killer). --------------
+expect_exit record-ring-over-memory 1 ktrace record -m 1G -e 'kprobe:do_sys_openat2' -d 1
+expect_contains record-ring-over-memory-says "$OUT" "more than half of the memory available"
+expect_eq record-ring-over-memory-one-line 1 "$(printf '%s\n' "$OUT" | grep -c '^ktrace record:')"
+expect_no_inline_groups record-ring-over-memory-no-probe
+
 expect_no_inline_groups record-end-no-groups
