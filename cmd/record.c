@@ -414,9 +414,11 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	if (output) {
 		uint64_t bytes = 0;
 
-		if (ktrace_record_output_close(rec, &bytes) < 0)
-			ret = kt_error(ctx, KT_FAIL, "writing '%s' failed",
-				       output);
+		int werr = ktrace_record_output_close(rec, &bytes);
+
+		if (werr < 0)
+			ret = kt_error(ctx, KT_FAIL, "writing '%s' failed: %s",
+				       output, strerror(-werr));
 		else
 			fprintf(ctx->err, "ktrace record: wrote %llu bytes to %s\n",
 				(unsigned long long)bytes, output);

@@ -182,6 +182,16 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 
 		switch (opt) {
 		case 'e':
+			/* every name of a list is there: '' or 'a,,b' is a
+			 * typo, not "the default counters" */
+			if (!*optarg || (!kt_inline_is(optarg) &&
+					 (*optarg == ',' || strstr(optarg, ",,") ||
+					  optarg[strlen(optarg) - 1] == ','))) {
+				ret = kt_usage_error(ctx, NULL,
+						     "bad event list '%s': an empty event name",
+						     optarg);
+				goto out;
+			}
 			copy = strdup(optarg);
 			/* Lists split at commas; an inline probe is whole. */
 			for (tok = kt_inline_is(optarg) ? copy :

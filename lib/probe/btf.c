@@ -482,6 +482,11 @@ int kt_kres_func(struct kresolve *kr, const char *func,
 	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
 	if (ret == -ENOMEM)
 		return ktrace_err_set(err, ENOMEM, "out of memory");
+	/* kallsyms shows every address as 0 to a user without the right:
+	 * no symbol is known, which says nothing about func */
+	if (!ret && !kr->ksyms.n)
+		return ktrace_err_set(err, EACCES,
+				      "the kernel's symbols are hidden from this user (/proc/kallsyms shows no addresses): run as root");
 	if (!ret && !symset_has(&kr->ksyms, func)) {
 		sugg = kt_kres_suggest(kr, func, KRESOLVE_MAX_MATCHES);
 		if (!sugg)

@@ -212,8 +212,36 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 	/* :TYPE is the last ':' when what follows looks like a type. */
 	colon = strrchr(expr, ':');
 	if (colon && colon > expr && colon[-1] != ':' && is_type(colon + 1)) {
+		const char *prev;
+
 		*colon = '\0';
+		prev = strrchr(expr, ':');
+		if (prev && prev > expr && prev[-1] != ':' && is_type(prev + 1)) {
+			/* "%di:u32:u64": the kernel takes one type */
+			int ret = kt_probe_err(err, p->spec,
+				a->estart + (int)(prev - expr) + 1, EINVAL,
+				"two types ('%s' and '%s'): give one", prev + 1,
+				colon + 1);
+
+			free(t);
+			return ret;
+		}
 		a->type = strdup(colon + 1);
+	} else if (colon && colon > expr && colon[-1] != ':') {
+		/* a good fetch argument with a bad type: say it is the type */
+		const char *rest;
+		int at = a->estart + (int)(colon - expr) + 1, ret;
+
+		*colon = '\0';
+		rest = raw_fetcharg(expr);
+		if (is_var_expr(expr) || (rest && !*rest)) {
+			ret = kt_probe_err(err, p->spec, at, EINVAL, *(colon + 1) ?
+				"bad type '%s': one of u8..u64, s8..s64, x8..x64, char, string, ustring, symbol, b<width>@<offset>/<size>, TYPE[N]" :
+				"no type after ':'%s", colon + 1);
+			free(t);
+			return ret;
+		}
+		*colon = ':';
 	}
 	if (!*expr) {
 		free(t);

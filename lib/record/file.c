@@ -183,7 +183,7 @@ int kt_record_output_flush(struct ktrace_record *r, uint64_t now_ns,
 
 int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 {
-	int ret = 0;
+	int ret = 0, cerr;
 
 	if (!r->kfw)
 		return 0;
@@ -191,7 +191,9 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 	/* user frames are named once, at the end: reading DWARF while the
 	 * rings fill would cost records */
 	ret |= kt_record_write_uframes(r);
-	ret = kt_kfw_close(r->kfw, bytes) ? -EIO : (ret ? -EIO : 0);
+	/* the first write error sticks in the writer: its errno is said */
+	cerr = kt_kfw_close(r->kfw, bytes);
+	ret = cerr ? cerr : ret ? -EIO : 0;
 	r->kfw = NULL;
 	r->sink = NULL;
 	return ret;

@@ -787,6 +787,12 @@ static void test_cli_errors(void **state)
 	expect_cli_err(root, 2, "vfs_read+4%return", "offset", 0);
 	expect_cli_err(root, 1, "do_sys_opn", "did you mean", 0);
 	expect_cli_err(root, 1, "fs/open.c:100", "vmlinux", 0);
+	/* a good fetch argument with a bad type: the type is named */
+	expect_cli_err(root, 2, "do_sys_open x=%di:", "no type after ':'", 18);
+	expect_cli_err(root, 2, "do_sys_open x=%di:bad-type",
+		       "bad type 'bad-type'", 18);
+	expect_cli_err(root, 2, "do_sys_open x=%di:u32:u64",
+		       "two types ('u32' and 'u64')", 18);
 
 	r = run_cli("probe", "add", "-n", "-g", "a b", "do_sys_open", NULL);
 	assert_int_equal(r.status, 2);
