@@ -341,8 +341,10 @@ int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs);
  *    it takes back what it made, *failed (may be NULL) names the probe.
  *  - _undo() takes back what _create() made, in reverse order (a probe
  *    replaced with force comes back); _free() only frees memory.
- *  - _own_group() is "ktrace_<pid>", the group of temporary probes that
- *    die with this process (inline probes of record and stat).
+ *  - _own_group() is "ktrace_<pid>" ("ktrace_<pid>_<random>" outside
+ *    the initial PID namespace), the group of temporary probes that die
+ *    with this process (inline probes of record and stat); its owner is
+ *    recorded in the state dir before its first probe is made.
  */
 struct ktrace_probes;
 
@@ -367,14 +369,18 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 			 const char *event);
 
 /*
- * Remove the probes of groups "ktrace_<pid>" whose process is gone (a
- * ktrace killed with SIGKILL). Returns how many were removed or -errno.
+ * Remove the probes of ktrace's own groups whose owner is provably gone (a
+ * ktrace killed with SIGKILL): its owner record says so (same PID
+ * namespace, no process with its PID and start time; or, seen from the
+ * initial namespace, no process left in its namespace). Groups without a
+ * record are never touched. Returns how many were removed or -errno.
  */
 int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs);
 
 /*
- * Is group ktrace's own: "ktrace", "ktrace_<pid>" (inline probes), or a
- * group ktrace created probes in with -g (remembered in the state dir)?
+ * Is group ktrace's own: "ktrace", an inline-probe group with an owner
+ * record, or a group ktrace created probes in with -g (both remembered in
+ * the state dir)?
  * Globs that do not name a group match ktrace's own groups only.
  */
 bool ktrace_probe_group_is_ktrace(struct ktrace_tfs *tfs, const char *group);
@@ -538,6 +544,7 @@ int ktrace_record_comm(struct ktrace_record *r, int pid, char *buf,
  */
 int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 			 struct ktrace_err *err);
+/* 0, or -errno of the first write that failed (-ENOSPC: disk full). */
 int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes);
 
 /* Load a file written by ktrace_record_output(); free with _free(). */

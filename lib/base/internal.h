@@ -61,6 +61,12 @@ int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name);
 bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name);
 void kt_state_unmark(struct ktrace_tfs *tfs, const char *kind,
 		     const char *name);
+/* The same with text of the caller's as the mark's content; _read()
+ * returns it (free() it) or NULL. */
+int kt_state_write(struct ktrace_tfs *tfs, const char *kind,
+		   const char *name, const char *text);
+char *kt_state_read(struct ktrace_tfs *tfs, const char *kind,
+		    const char *name);
 
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);

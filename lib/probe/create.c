@@ -234,27 +234,16 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 	/* The kernel says EBUSY while the event is enabled or open. */
 	ret = dyn_write(tfs, user, line);
 	/* the group's last probe: ktrace no longer has it */
-	if (!ret && !group_exists(tfs, group))
+	if (!ret && !group_exists(tfs, group)) {
 		kt_state_unmark(tfs, "group", group);
+		kt_owner_forget(tfs, group);
+	}
 	return ret;
-}
-
-/* "ktrace_<pid>" -> pid, or 0 when name is not such a group. */
-static int owner_pid(const char *group)
-{
-	const char *p = group + strlen("ktrace_");
-	char *end;
-	long pid;
-
-	if (strncmp(group, "ktrace_", strlen("ktrace_")) || !isdigit(*p))
-		return 0;
-	pid = strtol(p, &end, 10);
-	return *end || pid <= 0 || pid > 0x3fffffff ? 0 : (int)pid;
 }
 
 bool ktrace_probe_group_is_ktrace(struct ktrace_tfs *tfs, const char *group)
 {
-	return !strcmp(group, "ktrace") || owner_pid(group) ||
+	return !strcmp(group, "ktrace") || kt_owner_known(tfs, group) ||
 	       kt_state_has(tfs, "group", group);
 }
 
@@ -271,17 +260,16 @@ int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
 	}
 	for (int i = 0; i < ds.n; i++) {
 		const struct kt_dyn_def *d = &ds.v[i];
-		int pid = owner_pid(d->system);
-		char proc[32];
 
-		if (!pid || (d->kind != KTRACE_KIND_KPROBE &&
-			     d->kind != KTRACE_KIND_KRETPROBE &&
-			     d->kind != KTRACE_KIND_UPROBE &&
-			     d->kind != KTRACE_KIND_URETPROBE))
+		if (strncmp(d->system, "ktrace_", strlen("ktrace_")) ||
+		    (d->kind != KTRACE_KIND_KPROBE &&
+		     d->kind != KTRACE_KIND_KRETPROBE &&
+		     d->kind != KTRACE_KIND_UPROBE &&
+		     d->kind != KTRACE_KIND_URETPROBE))
 			continue;
-		snprintf(proc, sizeof(proc), "/proc/%d", pid);
-		if (access(proc, F_OK) == 0)
-			continue;	/* its owner still runs */
+		/* removed only when its owner record proves it dead */
+		if (!kt_owner_dead(tfs, d->system))
+			continue;
 		kt_event_file_write_top(tfs, d->system, d->name, "enable", "0");
 		if (!ktrace_probe_destroy(tfs, d->system, d->name))
 			removed++;

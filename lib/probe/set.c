@@ -36,9 +36,8 @@ struct ktrace_probes *ktrace_probes_alloc(struct ktrace_tfs *tfs)
 		free(ps);
 		return NULL;
 	}
-	/* the sweep (create.c) reads the owner back from this name */
-	snprintf(ps->own_group, sizeof(ps->own_group), "ktrace_%d",
-		 (int)getpid());
+	/* its owner record (owner.c) is written when it is first used */
+	kt_owner_group_name(ps->own_group, sizeof(ps->own_group));
 	return ps;
 }
 
@@ -109,6 +108,13 @@ int ktrace_probes_create(struct ktrace_probes *ps, bool force, int *failed,
 		*failed = -1;
 	/* Probes of a ktrace killed with SIGKILL go before new ones come. */
 	ktrace_probe_cleanup_stale(ps->tfs);
+	/* this process's group: its owner is on record before it exists,
+	 * so a SIGKILL at any moment leaves a group the sweep can prove */
+	for (int i = ps->made; i < ps->n; i++)
+		if (!strcmp(ktrace_probe_group(ps->v[i]), ps->own_group)) {
+			kt_owner_record(ps->tfs, ps->own_group);
+			break;
+		}
 	for (int i = ps->made; i < ps->n; i++) {
 		ret = ktrace_probe_create(ps->v[i], ps->tfs, force, err);
 		if (ret) {

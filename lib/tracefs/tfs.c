@@ -197,7 +197,8 @@ static char *state_marker(struct ktrace_tfs *tfs, const char *kind,
 	return kt_path("%s/%s.%s", tfs->state_dir, kind, name);
 }
 
-int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name)
+int kt_state_write(struct ktrace_tfs *tfs, const char *kind,
+		   const char *name, const char *text)
 {
 	char *p;
 	int ret;
@@ -209,11 +210,31 @@ int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name)
 	p = state_marker(tfs, kind, name);
 	if (!p)
 		return -errno;
-	ret = kt_write_file(p, tfs->dir, strlen(tfs->dir), O_CREAT | O_TRUNC);
+	ret = kt_write_file(p, text, strlen(text), O_CREAT | O_TRUNC);
 	if (ret == -ENOENT)
 		ret = -EIO;
 	free(p);
 	return ret;
+}
+
+char *kt_state_read(struct ktrace_tfs *tfs, const char *kind,
+		    const char *name)
+{
+	char *p, *text;
+
+	if (ktrace_name_check(name))
+		return NULL;
+	p = state_marker(tfs, kind, name);
+	if (!p)
+		return NULL;
+	text = kt_read_file(p, NULL);
+	free(p);
+	return text;
+}
+
+int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name)
+{
+	return kt_state_write(tfs, kind, name, tfs->dir);
 }
 
 bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name)

@@ -45,7 +45,7 @@ t_example_walkthrough() {
 	expect_contains "json" "$OUT" '"event": "'$g':order", "fields": {"__probe_ip": ' || return 1
 	expect_contains "record summary" "$ERR" "18 records captured" || return 1
 	# the trap removed the probes and the file
-	grep -q "$g/" $TFS/dynamic_events && fail "probes of $g left behind" && return 1
+	grep -q "$g/" $TFS/dynamic_events && { fail "probes of $g left behind"; return 1; }
 	file=$(echo "$OUT" | sed -n 's/.*report -i \([^ ]*\).*/\1/p' | head -1)
 	[ -n "$file" ] && [ ! -e "$file" ] || fail "recording '$file' left behind"
 }
@@ -61,6 +61,6 @@ t_example_walkthrough_interrupted() {
 	done
 	kill -TERM $wp 2>/dev/null
 	wait $wp
-	grep -q "$g/" $TFS/dynamic_events && fail "interrupted walkthrough left $g behind" && return 1
+	grep -q "$g/" $TFS/dynamic_events && { fail "interrupted walkthrough left $g behind"; return 1; }
 	return 0
 }

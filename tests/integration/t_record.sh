@@ -125,7 +125,7 @@ t_record_uprobe_args_by_name() {
 	kp=$!
 	wait_exit $kp 30 || return 1
 	[ "$WST" = 0 ] || fail "record exited $WST: $(cat $RT.err)" || return 1
-	group_left $kp && fail "group ktrace_$kp left in dynamic_events" && return 1
+	group_left $kp && { fail "group ktrace_$kp left in dynamic_events"; return 1; }
 	python3 - $RT.out $kp <<'PY' || fail "uprobe records: $(head -c 400 $RT.out)"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -143,7 +143,7 @@ t_record_uretprobe_retval() {
 	kp=$!
 	wait_exit $kp 30 || return 1
 	[ "$WST" = 0 ] || fail "record exited $WST: $(cat $RT.err)" || return 1
-	group_left $kp && fail "group ktrace_$kp left in dynamic_events" && return 1
+	group_left $kp && { fail "group ktrace_$kp left in dynamic_events"; return 1; }
 	python3 - $RT.out <<'PY' || fail "uretprobe records: $(head -c 400 $RT.out)"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -176,7 +176,7 @@ sig_stops_record() { # SIG
 	kill -$1 $kp
 	wait_exit $kp 10 || return 1
 	expect_eq "exit status after SIG$1" "$WST" 0 || return 1
-	group_left $kp && fail "SIG$1: group ktrace_$kp left behind" && return 1
+	group_left $kp && { fail "SIG$1: group ktrace_$kp left behind"; return 1; }
 	expect_eq "records before SIG$1" "$(grep -c "ktrace_$kp:hot" $RT.out)" 7 || return 1
 	expect_contains "summary" "$(cat $RT.err)" "7 records captured"
 }
@@ -196,7 +196,7 @@ t_record_signal_with_command_ends_it() {
 	wait_exit $kp 10 || return 1
 	expect_eq "exit status (ktrace stopped by SIGINT)" "$WST" 130 || return 1
 	[ -n "$spid" ] && kill -0 $spid 2>/dev/null && { kill $spid; fail "sleep still runs"; return 1; }
-	group_left $kp && fail "group ktrace_$kp left behind" && return 1
+	group_left $kp && { fail "group ktrace_$kp left behind"; return 1; }
 	return 0
 }
 
@@ -215,7 +215,7 @@ t_record_sigkill_group_removed_at_next_start() {
 	group_left $kp || fail "list/show/dry-run removed ktrace_$kp" || return 1
 	$KTRACE record -e "uprobe:$PROBED:hot" -- $PROBED 1 >/dev/null 2>&1 ||
 		fail "record with an inline probe failed" || return 1
-	group_left $kp && fail "the next inline probe did not sweep ktrace_$kp" && return 1
+	group_left $kp && { fail "the next inline probe did not sweep ktrace_$kp"; return 1; }
 	return 0
 }
 
@@ -376,7 +376,7 @@ t_record_bad_filter_fails_cleanly() {
 	wait_exit $kp 20 || return 1
 	expect_eq "status" "$WST" 1 || return 1
 	expect_contains "message" "$(cat $RT.err)" "bad filter for ktrace_$kp:hot" || return 1
-	group_left $kp && fail "group ktrace_$kp left behind" && return 1
+	group_left $kp && { fail "group ktrace_$kp left behind"; return 1; }
 	# --filter before any -e is a usage error
 	expect_status 2 $KTRACE record --filter 'i > 1' -e syscalls:sys_enter_getppid -- true
 }
@@ -439,10 +439,11 @@ t_record_pipe_and_header() {
 t_report_damaged_files() {
 	expect_status 0 $KTRACE record -o $RT.dat -e syscalls:sys_enter_getppid -- $SYSC 300 || return 1
 	size=$(stat -c %s $RT.dat)
-	# truncated
+	# cut off inside its end mark (ktrace killed): read, and said
 	head -c $((size - 30)) $RT.dat > $RT.bad
-	expect_status 1 $KTRACE report -i $RT.bad || return 1
-	expect_contains "truncated" "$ERR" "damaged or truncated" || return 1
+	expect_status 0 $KTRACE report -i $RT.bad || return 1
+	expect_contains "truncated" "$ERR" "is truncated (its recording was cut off)" || return 1
+	expect_eq "records of the cut file" "$(echo "$OUT" | wc -l)" 300 || return 1
 	# one byte changed in the records
 	cp $RT.dat $RT.bad
 	printf '\x5a' | dd of=$RT.bad bs=1 seek=$((size / 2)) conv=notrunc status=none
@@ -605,11 +606,18 @@ BUSY=$TARGETS/busy
 t_record_symbol_fields_like_perf() {
 	local ev="-e timer:timer_expire_entry -e timer:hrtimer_expire_entry
 		-e workqueue:workqueue_execute_start -e workqueue:workqueue_queue_work"
-	local norm='s/^(\[[0-9]+\]) [0-9.]+: +/\1 /; s/ (now|baseclk)=[0-9]+//g'
+	local norm='s/^(\[[0-9]+\]) +[0-9.]+: +/\1 /; s/ (now|baseclk)=[0-9]+//g'
 	command -v perf >/dev/null || fail "perf (linux-perf) is not installed" || return 1
-	perf record -q -k mono -a $ev -o $RT.pdata -- sleep 3 2>$RT.perr &
-	local pp=$!
-	sleep 0.5
+	# ktrace's 2 s well inside perf's 6 s: perf is running (its file
+	# started) a second before ktrace starts, and goes on 3 s after
+	rm -f $RT.pdata
+	perf record -q -k mono -a $ev -o $RT.pdata -- sleep 6 2>$RT.perr &
+	local pp=$! i=0
+	until [ -s $RT.pdata ]; do
+		i=$((i + 1)); [ $i -gt 100 ] && { kill $pp; fail "perf record did not start"; return 1; }
+		sleep 0.1
+	done
+	sleep 1
 	$KTRACE record -a -d 2 $ev -o $RT.kt 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
 	wait $pp || fail "perf record: $(cat $RT.perr)" || return 1
 	$KTRACE record -a -d 1 $ev >$RT.live 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
@@ -1071,4 +1079,56 @@ t_report_format_check_takes_every_kernel_format() {
 	out=$(${B:-build}/tests/integration/fmtcheck_all $TFS) ||
 		{ fail "kernel formats refused: $(printf '%s\n' "$out" | tail -3)"; return 1; }
 	expect_contains "summary" "$out" ", 0 refused" || return 1
+}
+
+# ------------------------------------------------------ PID namespaces
+
+# Groups of ktrace processes in other PID namespaces (containers): their
+# names never clash, a SIGKILLed one is removed once its namespace is gone,
+# a live one is never touched from another namespace, and a user's own
+# group that only looks like ktrace's stays.
+ns_groups() { grep -o "^[a-z]:ktrace_1_[0-9a-f]*/" $TFS/dynamic_events | sort -u; }
+
+t_record_pid_namespaces_own_their_groups() {
+	local before a b kp left
+	command -v unshare >/dev/null || { fail "unshare (util-linux) missing"; return 1; }
+	before=$(ns_groups)
+	# two sessions at once, each PID 1 in a namespace of its own
+	unshare -pf --mount-proc $KTRACE record -e "uprobe:$PROBED:hot i" -- sleep 30 >$RT.ns1 2>&1 &
+	a=$!
+	unshare -pf --mount-proc $KTRACE record -e "uprobe:$PROBED:hot i" -- sleep 30 >$RT.ns2 2>&1 &
+	b=$!
+	local i=0
+	until [ "$(ns_groups | wc -l)" -ge $(( $(printf '%s' "$before" | grep -c .) + 2 )) ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { kill -KILL $a $b; fail "two namespaced sessions did not both start: $(cat $RT.ns1 $RT.ns2)"; return 1; }
+		sleep 0.1
+	done
+	# a live session on the host is not touched by a namespaced start
+	$KTRACE record -a -e "uprobe:$PROBED:hot" >/dev/null 2>&1 &
+	kp=$!
+	wait_for_line $TFS/dynamic_events "ktrace_$kp/" 10 || { kill -KILL $kp $a $b; return 1; }
+	unshare -pf --mount-proc $KTRACE record -e "uprobe:$PROBED:hot" -- true >/dev/null 2>&1 ||
+		{ kill -KILL $kp $a $b; fail "a third namespaced session failed"; return 1; }
+	group_left $kp || { kill -KILL $kp $a $b; fail "a namespaced ktrace removed the live host group ktrace_$kp"; return 1; }
+	kill -INT $kp; wait_exit $kp 10 || return 1
+	# SIGKILL both namespaced sessions (their namespaces die with them)
+	pkill -KILL -P $a; pkill -KILL -P $b
+	wait $a $b 2>/dev/null
+	[ "$(ns_groups | wc -l)" -ge 2 ] || { fail "SIGKILL: namespaced groups went away by themselves?"; return 1; }
+	# a user's own group that looks like ktrace's (no owner record)
+	local def
+	def=$($KTRACE probe add --dry-run -x $PROBED hot) || { fail "dry run failed"; return 1; }
+	echo "p:ktrace_99999/mine ${def#* }" >> $TFS/uprobe_events ||
+		{ fail "cannot add ktrace_99999/mine"; return 1; }
+	$KTRACE record -e "uprobe:$PROBED:hot" -- $PROBED 1 >/dev/null 2>&1 ||
+		{ echo "-:ktrace_99999/mine" >> $TFS/uprobe_events; fail "host record failed"; return 1; }
+	left=$(ns_groups | wc -l)
+	grep -q "^p:ktrace_99999/mine " $TFS/dynamic_events ||
+		{ fail "a user's group ktrace_99999 was removed"; return 1; }
+	$KTRACE probe del '*' >/dev/null 2>&1
+	grep -q "^p:ktrace_99999/mine " $TFS/dynamic_events ||
+		{ fail "probe del '*' removed a user's group ktrace_99999"; return 1; }
+	echo "-:ktrace_99999/mine" >> $TFS/uprobe_events
+	expect_eq "namespaced groups left after the host's sweep" "$left" "$(printf '%s' "$before" | grep -c .)" || return 1
 }

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <sys/wait.h>
@@ -500,12 +501,33 @@ static void test_probe_sweep(void **state)
 	snprintf(line, sizeof(line),
 		 "p:ktrace_%d/x /bin/true:0x0000000000001000\n"
 		 "p:ktrace_%d/y /bin/true:0x0000000000001000\n"
-		 "p:other/z /bin/true:0x0000000000001000\n",
+		 "p:other/z /bin/true:0x0000000000001000\n"
+		 "p:ktrace_99999/mine /bin/true:0x0000000000001000\n",
 		 (int)dead, (int)getpid());
 	fake_append(root, "uprobe_events", line);
 	fake_append(root, "dynamic_events", line);
 	tfs = ktrace_tfs_open(NULL);
 	assert_non_null(tfs);
+	/* the dead owner's record: this PID namespace, a start time its
+	 * PID no longer has; ktrace_99999 has none (a user's own group) */
+	{
+		char ns[64] = "", rec[PATH_MAX + 128], path[PATH_MAX];
+		ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+		FILE *f;
+
+		assert_true(n > 0);
+		ns[n] = '\0';
+		snprintf(rec, sizeof(rec), "%s\n%d %llu 12345\n",
+			 ktrace_tfs_dir(tfs), (int)dead,
+			 strtoull(strchr(ns, '[') + 1, NULL, 10));
+		mkdir(getenv("KTRACE_STATE_DIR"), 0700);
+		snprintf(path, sizeof(path), "%s/owner.ktrace_%d",
+			 getenv("KTRACE_STATE_DIR"), (int)dead);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(rec, f);
+		fclose(f);
+	}
 	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);	/* a listing */
 	assert_non_null(evs);
 	ktrace_events_free(evs);
@@ -524,6 +546,7 @@ static void test_probe_sweep(void **state)
 	snprintf(line, sizeof(line), "-:ktrace_%d/", (int)getpid());
 	assert_null(strstr(after, line));
 	assert_null(strstr(after, "-:other/"));
+	assert_null(strstr(after, "-:ktrace_99999/"));
 	free(after);
 	ktrace_probes_free(ps);
 	ktrace_tfs_free(tfs);
@@ -739,6 +762,8 @@ static void test_cli_numbers_strict(void **state)
 		{ "stat", "-p", "-1", NULL },
 		{ "top", "-I", "99999999999999999999", NULL },
 		{ "top", "-d", "-1", NULL },
+		{ "stat", "-e", "", NULL },
+		{ "stat", "-e", "task-clock,,page-faults", NULL },
 	};
 
 	(void)state;
