@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/record.h"
+#include <event-parse.h>
 
-#define MAX_DEPTH 64
+#include "record/record.h"
 
 struct fields {
 	const char *text;
@@ -61,56 +61,6 @@ static bool has_field(const struct fields *f, const char *name, size_t n)
 	return false;
 }
 
-static const char *skip_space(const char *p, const char *end)
-{
-	while (p < end && isspace((unsigned char)*p))
-		p++;
-	return p;
-}
-
-static size_t ident_len(const char *p, const char *end)
-{
-	const char *s = p;
-
-	if (p < end && (isalpha((unsigned char)*p) || *p == '_'))
-		while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
-			p++;
-	return p - s;
-}
-
-/* The divisor after a '/' or '%': a positive number or a sizeof, maybe in
- * parentheses of its own. */
-static bool divisor_ok(const char *p, const char *end)
-{
-	int open = 0;
-	unsigned long long v;
-	char *e;
-
-	p = skip_space(p, end);
-	while (p < end && *p == '(') {
-		open++;
-		p = skip_space(p + 1, end);
-	}
-	if (ident_len(p, end) == 6 && !memcmp(p, "sizeof", 6))
-		return true;
-	if (p == end || !isdigit((unsigned char)*p))
-		return false;
-	errno = 0;
-	v = strtoull(p, &e, 0);
-	if (errno || !v || e > end)
-		return false;
-	p = e;
-	while (p < end && strchr("uUlL", *p))
-		p++;
-	while (open--) {
-		p = skip_space(p, end);
-		if (p == end || *p != ')')
-			return false;
-		p++;
-	}
-	return true;
-}
-
 /* Helpers whose argument is a field name, not an expression. */
 static bool names_a_field(const char *p, size_t n)
 {
@@ -128,13 +78,520 @@ static bool names_a_field(const char *p, size_t n)
 	return false;
 }
 
+/* ------------------------------------------------------------ tokens */
+
+enum tok { T_END, T_NUM, T_STR, T_IDENT, T_PUNCT, T_BAD };
+
+struct lex {
+	const char *p, *end;
+	enum tok t;
+	const char *s;		/* the token's text */
+	size_t n;
+	unsigned long long num;	/* T_NUM */
+};
+
+static const char *const puncts[] = {
+	"->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+	"(", ")", "[", "]", "{", "}", ",", ";", "?", ":", ".", "+", "-",
+	"*", "/", "%", "&", "|", "^", "!", "~", "<", ">", "=",
+};
+
+static void next(struct lex *l)
+{
+	const char *p = l->p;
+
+	while (p < l->end && isspace((unsigned char)*p))
+		p++;
+	l->s = p;
+	l->n = 0;
+	if (p == l->end) {
+		l->t = T_END;
+		l->p = p;
+		return;
+	}
+	if (*p == '"' || *p == '\'') {
+		char q = *p++;
+
+		while (p < l->end && *p != q)
+			if (*p++ == '\\' && p < l->end)
+				p++;
+		if (p >= l->end) {
+			l->t = T_BAD;
+			return;
+		}
+		p++;
+		l->t = T_STR;
+	} else if (isdigit((unsigned char)*p)) {
+		char *e;
+
+		errno = 0;
+		l->num = strtoull(p, &e, 0);
+		if (errno || e > l->end) {
+			l->t = T_BAD;
+			return;
+		}
+		p = e;
+		while (p < l->end && strchr("uUlL", *p))
+			p++;
+		if (p < l->end && (isalnum((unsigned char)*p) || *p == '_')) {
+			l->t = T_BAD;
+			return;
+		}
+		l->t = T_NUM;
+	} else if (isalpha((unsigned char)*p) || *p == '_') {
+		while (p < l->end && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		l->t = T_IDENT;
+	} else {
+		l->t = T_BAD;
+		for (size_t i = 0; i < sizeof(puncts) / sizeof(*puncts); i++) {
+			size_t k = strlen(puncts[i]);
+
+			if ((size_t)(l->end - p) >= k && !memcmp(p, puncts[i], k)) {
+				p += k;
+				l->t = T_PUNCT;
+				break;
+			}
+		}
+		if (l->t == T_BAD)
+			return;
+	}
+	l->n = p - l->s;
+	l->p = p;
+}
+
+static bool is(const struct lex *l, const char *punct)
+{
+	return l->t == T_PUNCT && l->n == strlen(punct) &&
+	       !memcmp(l->s, punct, l->n);
+}
+
+static bool is_word(const struct lex *l, const char *w)
+{
+	return l->t == T_IDENT && l->n == strlen(w) && !memcmp(l->s, w, l->n);
+}
+
+/* ----------------------------------------------------------- grammar */
+
+/*
+ * The print fmt's arguments, as kernels write them (C expressions over
+ * REC->field, helpers such as __print_symbolic() with { value, "name" }
+ * tables, casts, sizeof, ?:, statement expressions of min()/max()). What
+ * does not parse is refused: libtraceevent's own parser is not safe on
+ * text it does not expect.
+ */
+struct parser {
+	struct lex l;
+	const struct fields *f;
+	int depth;
+	const char *why;
+};
+
+#define MAX_DEPTH 64
+
+static bool expr(struct parser *ps);
+static bool unary(struct parser *ps);
+
+static bool fail(struct parser *ps, const char *why)
+{
+	if (!ps->why)
+		ps->why = why;
+	return false;
+}
+
+static bool expect(struct parser *ps, const char *punct)
+{
+	if (!is(&ps->l, punct))
+		return fail(ps, "its print fmt is not an expression kernels write");
+	next(&ps->l);
+	return true;
+}
+
+/* TYPE: [struct|union|enum] WORD... '*'... ; a cast's or sizeof's */
+static bool type_name(struct parser *ps)
+{
+	int words = 0;
+
+	while (ps->l.t == T_IDENT && !is_word(&ps->l, "REC")) {
+		words++;
+		next(&ps->l);
+	}
+	while (is(&ps->l, "*"))
+		next(&ps->l);
+	return words > 0;
+}
+
+/* Try a parse from here; on failure put the lexer back. */
+static bool attempt(struct parser *ps, bool (*fn)(struct parser *))
+{
+	struct lex save = ps->l;
+	const char *why = ps->why;
+
+	if (fn(ps))
+		return true;
+	ps->l = save;
+	ps->why = why;
+	return false;
+}
+
+static bool cast_prefix(struct parser *ps)
+{
+	if (!is(&ps->l, "("))
+		return false;
+	next(&ps->l);
+	if (!type_name(ps) || !is(&ps->l, ")"))
+		return false;
+	next(&ps->l);
+	/* a cast is followed by what it casts */
+	return ps->l.t == T_NUM || ps->l.t == T_IDENT || ps->l.t == T_STR ||
+	       is(&ps->l, "(") || is(&ps->l, "-") || is(&ps->l, "!") ||
+	       is(&ps->l, "~") || is(&ps->l, "*") || is(&ps->l, "&");
+}
+
+/* TYPE [*]NAME[[N]] [= EXPR] ; inside a statement expression */
+static bool declaration(struct parser *ps)
+{
+	struct lex *l = &ps->l;
+	int words = 0;
+
+	while (l->t == T_IDENT && !is_word(l, "REC")) {
+		words++;
+		next(l);
+	}
+	if (is(l, "*")) {
+		while (is(l, "*"))
+			next(l);
+		if (l->t != T_IDENT)
+			return false;
+		words++;
+		next(l);
+	}
+	if (words < 2)
+		return false;
+	if (is(l, "[")) {
+		next(l);
+		if (l->t == T_NUM)
+			next(l);
+		if (!is(l, "]"))
+			return false;
+		next(l);
+	}
+	if (is(l, "=")) {
+		next(l);
+		if (!expr(ps))
+			return false;
+	}
+	return is(l, ";");
+}
+
+/* EXPR [= EXPR] ; */
+static bool statement(struct parser *ps)
+{
+	if (!expr(ps))
+		return false;
+	if (is(&ps->l, "=")) {
+		next(&ps->l);
+		if (!expr(ps))
+			return false;
+	}
+	return is(&ps->l, ";");
+}
+
+static bool field_named(struct parser *ps)
+{
+	if (ps->l.t != T_IDENT || !has_field(ps->f, ps->l.s, ps->l.n))
+		return fail(ps, "its print fmt names a field it does not have");
+	next(&ps->l);
+	return true;
+}
+
+static bool primary(struct parser *ps)
+{
+	struct lex *l = &ps->l;
+
+	if (l->t == T_NUM) {
+		next(l);
+		return true;
+	}
+	if (l->t == T_STR) {
+		while (l->t == T_STR)
+			next(l);
+		return true;
+	}
+	if (l->t == T_IDENT) {
+		bool helper = names_a_field(l->s, l->n), rec = is_word(l, "REC");
+
+		next(l);
+		if (rec && !is(l, "->") && !is(l, ")"))
+			return fail(ps, "its print fmt is not an expression kernels write");
+		if (helper) {
+			if (!expect(ps, "(") || !field_named(ps))
+				return false;
+			return expect(ps, ")");
+		}
+		return true;
+	}
+	if (is(l, "{")) {
+		/* a { value, "name" } table of __print_symbolic() */
+		next(l);
+		while (!is(l, "}")) {
+			if (!expr(ps))
+				return false;
+			if (!is(l, ","))
+				break;
+			next(l);
+		}
+		return expect(ps, "}");
+	}
+	if (is(l, "(")) {
+		next(l);
+		if (is(l, "{")) {
+			/* ({ TYPE x = ...; ...; EXPR; }) of min()/max() */
+			next(l);
+			while (!is(l, "}")) {
+				if (!attempt(ps, declaration) &&
+				    !statement(ps))
+					return false;
+				if (!expect(ps, ";"))
+					return false;
+			}
+			next(l);
+			return expect(ps, ")");
+		}
+		return expr(ps) && expect(ps, ")");
+	}
+	return fail(ps, "its print fmt is not an expression kernels write");
+}
+
+static bool postfix(struct parser *ps)
+{
+	struct lex *l = &ps->l;
+
+	if (!primary(ps))
+		return false;
+	for (;;) {
+		if (is(l, "[")) {
+			next(l);
+			if (!expr(ps) || !expect(ps, "]"))
+				return false;
+		} else if (is(l, "(")) {
+			next(l);
+			while (!is(l, ")")) {
+				if (!expr(ps))
+					return false;
+				if (!is(l, ","))
+					break;
+				next(l);
+			}
+			if (!expect(ps, ")"))
+				return false;
+		} else if (is(l, "->")) {
+			/* REC->field, (REC)->field */
+			next(l);
+			if (!field_named(ps))
+				return false;
+		} else if (is(l, ".")) {
+			next(l);
+			if (l->t != T_IDENT)
+				return fail(ps, "its print fmt is not an expression kernels write");
+			next(l);
+		} else {
+			return true;
+		}
+	}
+}
+
+/* The divisor of '/' and '%': a positive number or a sizeof, maybe in
+ * parentheses of its own. */
+static bool divisor(struct parser *ps)
+{
+	struct lex *l = &ps->l;
+	int open = 0;
+
+	while (is(l, "(")) {
+		open++;
+		next(l);
+	}
+	if (is_word(l, "sizeof")) {
+		if (!unary(ps))
+			return false;
+	} else if (l->t == T_NUM && l->num) {
+		next(l);
+	} else {
+		return fail(ps, "its print fmt divides by something other than a positive constant");
+	}
+	while (open--)
+		if (!is(l, ")"))
+			return fail(ps, "its print fmt divides by something other than a positive constant");
+		else
+			next(l);
+	return true;
+}
+
+static bool unary(struct parser *ps)
+{
+	struct lex *l = &ps->l;
+	bool ok;
+
+	if (++ps->depth > MAX_DEPTH)
+		return fail(ps, "its print fmt nests too deep");
+	if (is(l, "-") || is(l, "+") || is(l, "!") || is(l, "~") ||
+	    is(l, "*") || is(l, "&")) {
+		next(l);
+		ok = unary(ps);
+	} else if (is_word(l, "sizeof")) {
+		next(l);
+		ok = expect(ps, "(") &&
+		     (attempt(ps, type_name) || expr(ps)) && expect(ps, ")");
+	} else if (attempt(ps, cast_prefix)) {
+		ok = unary(ps);
+	} else {
+		ok = postfix(ps);
+	}
+	ps->depth--;
+	return ok;
+}
+
+static bool binop(const struct lex *l)
+{
+	static const char *const ops[] = {
+		"+", "-", "*", "<<", ">>", "<", ">", "<=", ">=", "==", "!=",
+		"&", "^", "|", "&&", "||",
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++)
+		if (is(l, ops[i]))
+			return true;
+	return false;
+}
+
+static bool expr(struct parser *ps)
+{
+	struct lex *l = &ps->l;
+	bool ok;
+
+	if (++ps->depth > MAX_DEPTH)
+		return fail(ps, "its print fmt nests too deep");
+	ok = unary(ps);
+	while (ok) {
+		if (is(l, "/") || is(l, "%")) {
+			next(l);
+			ok = divisor(ps);
+		} else if (binop(l)) {
+			next(l);
+			ok = unary(ps);
+		} else if (is(l, "?")) {
+			next(l);
+			ok = expr(ps) && expect(ps, ":") && expr(ps);
+			break;
+		} else {
+			break;
+		}
+	}
+	ps->depth--;
+	return ok;
+}
+
+/* "N;" with a decimal N: the end, or NULL. */
+static const char *number_semi(const char *p, const char *end)
+{
+	const char *s = p;
+
+	while (p < end && isdigit((unsigned char)*p))
+		p++;
+	return p > s && p - s <= 10 && p < end && *p == ';' ? p + 1 : NULL;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/*
+ * One "field:" line as kernels write it:
+ *   field:TYPE NAME[N];<tab>offset:N;<tab>size:N;<tab>signed:0|1;
+ * TYPE and NAME of words, '*' and blanks; "[N]" with digits (or "[]"
+ * in a __data_loc type). libtraceevent trusts this part too.
+ */
+static bool field_line_ok(const char *p, const char *end)
+{
+	static const char *const keys[] = { "offset:", "size:", "signed:" };
+	const char *semi = memchr(p, ';', end - p), *q;
+	bool word = false;
+
+	if (!semi)
+		return false;
+	for (q = p; q < semi; q++) {
+		if (*q == '[') {
+			q++;
+			while (q < semi && isdigit((unsigned char)*q))
+				q++;
+			if (q == semi || *q != ']')
+				return false;
+		} else if (isalnum((unsigned char)*q) || *q == '_') {
+			word = true;
+		} else if (*q != ' ' && *q != '*' && *q != '\t') {
+			return false;
+		}
+	}
+	if (!word)
+		return false;
+	p = semi + 1;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		size_t n = strlen(keys[k]);
+
+		p = skip_blanks(p, end);
+		if ((size_t)(end - p) < n || memcmp(p, keys[k], n))
+			return false;
+		p = number_semi(p + n, end);
+		if (!p)
+			return false;
+	}
+	return skip_blanks(p, end) == end;
+}
+
+/* The part before "print fmt:": name, ID, format and field lines. */
+static bool header_ok(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *s;
+
+		if (!nl)
+			nl = end;
+		s = skip_blanks(p, nl);
+		if (s == nl ||
+		    ((size_t)(nl - s) == 7 && !memcmp(s, "format:", 7))) {
+			/* nothing to check */
+		} else if (!strncmp(s, "name:", 5) || !strncmp(s, "ID:", 3)) {
+			/* one word: a name, or a number */
+			bool id = *s == 'I';
+			const char *w;
+
+			s = skip_blanks(s + (id ? 3 : 5), nl);
+			w = s;
+			while (s < nl && (id ? isdigit((unsigned char)*s) :
+					  isalnum((unsigned char)*s) || *s == '_'))
+				s++;
+			if (s == w || skip_blanks(s, nl) != nl)
+				return false;
+		} else if ((size_t)(nl - s) > 6 && !memcmp(s, "field:", 6)) {
+			if (!field_line_ok(s + 6, nl))
+				return false;
+		} else {
+			return false;
+		}
+		p = nl + 1;
+	}
+	return true;
+}
+
 int kt_format_check(const char *text, size_t len, const char **why)
 {
 	const char *fmt = memmem(text, len, "\nprint fmt:", 11);
+	struct parser ps = { .f = NULL };
 	const struct fields f = { text, fmt ? (size_t)(fmt - text) : len };
-	const char *p, *end = text + len;
-	char stack[MAX_DEPTH];
-	int depth = 0;
 
 	if (!fmt) {
 		*why = "it has no print fmt";
@@ -144,75 +601,72 @@ int kt_format_check(const char *text, size_t len, const char **why)
 		*why = "it holds a NUL byte";
 		return -EBADMSG;
 	}
-	for (p = fmt + 11; p < end; p++) {
-		size_t n;
-
-		if (*p == '"' || *p == '\'') {
-			char q = *p;
-
-			for (p++; p < end && *p != q; p++)
-				if (*p == '\\' && ++p == end)
-					break;
-			if (p >= end) {
-				*why = "a string in its print fmt is not terminated";
-				return -EBADMSG;
-			}
-			continue;
-		}
-		if (*p == '(' || *p == '{' || *p == '[') {
-			if (depth == MAX_DEPTH) {
-				*why = "its print fmt nests too deep";
-				return -EBADMSG;
-			}
-			stack[depth++] = *p == '(' ? ')' : *p == '{' ? '}' : ']';
-			continue;
-		}
-		if (*p == ')' || *p == '}' || *p == ']') {
-			if (!depth || stack[--depth] != *p) {
-				*why = "its print fmt has unbalanced brackets";
-				return -EBADMSG;
-			}
-			continue;
-		}
-		if ((*p == '/' || *p == '%') && !divisor_ok(p + 1, end)) {
-			*why = "its print fmt divides by something other than a positive constant";
+	if (!header_ok(text, fmt)) {
+		*why = "its field lines are not what kernels write";
+		return -EBADMSG;
+	}
+	ps.f = &f;
+	ps.l.p = fmt + 11;
+	ps.l.end = text + len;
+	next(&ps.l);
+	/* "FORMAT" [, ARG]... */
+	if (ps.l.t != T_STR) {
+		*why = ps.l.t == T_BAD ? "a string in its print fmt is not terminated" :
+					 "its print fmt does not start with a string";
+		return -EBADMSG;
+	}
+	while (ps.l.t == T_STR)
+		next(&ps.l);
+	while (is(&ps.l, ",")) {
+		next(&ps.l);
+		if (!expr(&ps)) {
+			*why = ps.l.t == T_BAD && ps.l.p < ps.l.end &&
+			       (*ps.l.s == '"' || *ps.l.s == '\'') ?
+			       "a string in its print fmt is not terminated" :
+			       ps.why ? ps.why :
+			       "its print fmt is not an expression kernels write";
 			return -EBADMSG;
 		}
-		if (*p == '-' && p + 1 < end && p[1] == '>') {
-			/* REC->field (other pointers do not occur) */
-			const char *s = skip_space(p + 2, end);
-
-			n = ident_len(s, end);
-			if (!has_field(&f, s, n)) {
-				*why = "its print fmt names a field it does not have";
-				return -EBADMSG;
-			}
-			p = s + (n ? n - 1 : 0);
-			continue;
-		}
-		n = ident_len(p, end);
-		if (n) {
-			if (names_a_field(p, n)) {
-				const char *s = skip_space(p + n, end), *a;
-				size_t an;
-
-				if (s == end || *s != '(') {
-					*why = "its print fmt misuses a field helper";
-					return -EBADMSG;
-				}
-				a = skip_space(s + 1, end);
-				an = ident_len(a, end);
-				if (!has_field(&f, a, an)) {
-					*why = "its print fmt names a field it does not have";
-					return -EBADMSG;
-				}
-			}
-			p += n - 1;
-		}
 	}
-	if (depth) {
-		*why = "its print fmt has unbalanced brackets";
+	if (ps.l.t != T_END) {
+		*why = ps.l.t == T_BAD && (*ps.l.s == '"' || *ps.l.s == '\'') ?
+		       "a string in its print fmt is not terminated" :
+		       "its print fmt is not an expression kernels write";
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/*
+ * libtraceevent reads a record's fields where the format says, without
+ * looking at the record's size: a record from a file that is shorter than
+ * its format, or whose __data_loc points outside it, would be read past
+ * its end. Every field (and every dynamic field's data) inside raw?
+ */
+bool kt_raw_fits(const struct tep_event *te, const void *raw, size_t size)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct tep_format_field *f = pass ? te->format.fields :
+						     te->format.common_fields;
+
+		for (; f; f = f->next) {
+			uint64_t end = (uint64_t)f->offset + (uint64_t)f->size;
+			uint32_t loc;
+			uint64_t at;
+
+			if (f->offset < 0 || f->size < 0 || end > size)
+				return false;
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+				continue;
+			if (f->size != 4)
+				return false;
+			memcpy(&loc, (const char *)raw + f->offset, 4);
+			at = loc & 0xffff;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				at += end;
+			if (at + (loc >> 16) > size)
+				return false;
+		}
+	}
+	return true;
 }

@@ -254,7 +254,15 @@ static const char *format_text(struct ktrace_record *r,
 		};
 
 		trace_seq_reset(&r->seq);
-		tep_print_event(r->tep, &r->seq, &rec, "%s", TEP_PRINT_INFO);
+		/* a record its format does not fit (a damaged file) is
+		 * not decoded: its fields would be read past its end */
+		if (kt_raw_fits(e->te, s->raw, s->raw_size))
+			tep_print_event(r->tep, &r->seq, &rec, "%s",
+					TEP_PRINT_INFO);
+		else
+			trace_seq_printf(&r->seq,
+					 "[fields unreadable: %zu bytes do not hold the event's format]",
+					 (size_t)s->raw_size);
 		if (append_seq(r, &used))
 			return "";
 	}
@@ -336,7 +344,9 @@ void kt_record_mark_sym_fields(struct ktrace_record *r,
 	};
 
 	trace_seq_reset(&r->symseq);
-	tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);
+	if (s->event >= 0 && r->ev[s->event].te &&
+	    kt_raw_fits(r->ev[s->event].te, s->raw, s->raw_size))
+		tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);
 }
 
 const char *ktrace_record_fields_json(struct ktrace_record *r,

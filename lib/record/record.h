@@ -167,6 +167,9 @@ void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
  * text) saying what is wrong.
  */
 int kt_format_check(const char *text, size_t len, const char **why);
+/* Are all of te's fields (and dynamic fields' data) inside raw/size? */
+struct tep_event;
+bool kt_raw_fits(const struct tep_event *te, const void *raw, size_t size);
 /*
  * -o: write what is buffered (records, comms, mappings and kernel symbols
  * met so far) when a second has passed since the last write, or a tenth
