@@ -63,7 +63,8 @@ EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 .PHONY: all clean install uninstall FORCE check-docs check check-unit check-integration check-vm \
-	check-static analyze check-unused check-exports targets examples bench
+	check-static analyze check-unused check-exports targets examples bench \
+	check-fuzz fuzz check-asan
 
 all: ktrace $(SHLIB)
 
@@ -218,7 +219,52 @@ check-docs: ktrace
 
 check-static: analyze check-unused check-exports check-docs
 
-check: check-static check-unit check-integration check-vm
+# Fuzzing (fuzz/): libFuzzer targets for the hostile inputs (probe specs,
+# filters, format text, record files). `make fuzz FUZZ_SECONDS=N` builds
+# them with clang, ASan and UBSan and runs each for N seconds (new inputs
+# under build/fuzz/corpus, crashes under build/fuzz/crashes); `make check`
+# replays the corpora and crash regressions in the tree with the normal
+# compiler (check-fuzz: seconds).
+FUZZ_TARGETS := spec filter format kfile
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+$(B)/fuzz/replay-%: fuzz/fuzz_%.c fuzz/replay.c fuzz/common.c fuzz/fuzz.h \
+		$(B)/libktrace.a $(B)/flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -Ifuzz -o $@ fuzz/fuzz_$*.c fuzz/replay.c \
+		fuzz/common.c $(B)/libktrace.a $(PKG_LIBS)
+
+check-fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/replay-%)
+	@for t in $(FUZZ_TARGETS); do \
+		$(B)/fuzz/replay-$$t fuzz/corpus/$$t fuzz/regress/$$t || exit 1; \
+	done
+
+fuzz:
+	$(Q)$(MAKE) -s B=$(B)/fuzzlib CC=$(FUZZ_CC) WERROR=0 \
+		CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		$(B)/fuzzlib/libktrace.a
+	$(Q)mkdir -p $(B)/fuzz
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		$(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer \
+			-std=gnu11 -D_GNU_SOURCE -Ilib -Ifuzz $(PKG_CFLAGS) \
+			-o $(B)/fuzz/fuzz-$$t fuzz/fuzz_$$t.c fuzz/common.c \
+			$(B)/fuzzlib/libktrace.a $(PKG_LIBS) || exit 1; \
+	done
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crashes/$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=fuzz/lsan.supp \
+			$(B)/fuzz/fuzz-$$t \
+			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(B)/fuzz/crashes/$$t/ \
+			$(B)/fuzz/corpus/$$t fuzz/corpus/$$t \
+			>$(B)/fuzz/$$t.log 2>&1; \
+		echo "fuzz: $$t: exit $$?, $$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(B)/fuzz/$$t.log | grep -o '[0-9]*$$') execs, $$(ls $(B)/fuzz/crashes/$$t | wc -l) crashes"; \
+	done
+
+check: check-static check-unit check-fuzz check-integration check-vm
 
 bench: ktrace targets
 	@bench/run.sh
