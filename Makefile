@@ -4,6 +4,8 @@
 # the commands; `make WERROR=1` (the tests, CI) turns warnings into errors.
 
 B := build
+# The ktrace binary (check-asan builds another one under its own B).
+KTRACE_BIN := ktrace
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -129,7 +131,7 @@ $(B)/libktrace-cmd.a: $(CMD_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-ktrace: $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
+$(KTRACE_BIN): $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
 	$(CC) $(CFLAGS) -o $@ $^ $(KTRACE_LIBS) $(CURSES_LIBS) $(LDFLAGS)
 
 # Unit tests: each tests/unit/test_X.c is one cmocka binary, linked with the
@@ -227,7 +229,7 @@ check-static: analyze check-unused check-exports check-docs
 # compiler (check-fuzz: seconds).
 FUZZ_TARGETS := spec filter format kfile
 FUZZ_SECONDS ?= 60
-FUZZ_CC ?= clang
+FUZZ_CC ?= clang-14
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 $(B)/fuzz/replay-%: fuzz/fuzz_%.c fuzz/replay.c fuzz/common.c fuzz/fuzz.h \
@@ -264,7 +266,26 @@ fuzz:
 		echo "fuzz: $$t: exit $$?, $$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(B)/fuzz/$$t.log | grep -o '[0-9]*$$') execs, $$(ls $(B)/fuzz/crashes/$$t | wc -l) crashes"; \
 	done
 
-check: check-static check-unit check-fuzz check-integration check-vm
+# The unit and integration tiers again, built with ASan and UBSan (any
+# error stops the process and fails its test). Leaks are reported in the
+# unit tier (libtraceevent's and libtracefs's own are suppressed); the
+# integration tier kills processes on purpose, so it looks for memory
+# errors only.
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+ASAN_UNIT := $(UNIT_SRCS:%.c=$(B)/asan/%)
+check-asan: targets examples $(SHLIB)
+	$(Q)$(MAKE) -s B=$(B)/asan KTRACE_BIN=$(B)/asan/ktrace \
+		CFLAGS="$(ASAN_FLAGS)" WERROR=$(WERROR) \
+		$(B)/asan/ktrace $(ASAN_UNIT) $(B)/asan/tests/integration/fmtcheck_all
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp \
+		UBSAN_OPTIONS=print_stacktrace=1 tests/run-unit.sh $(ASAN_UNIT)
+	$(Q)ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		KTRACE=$(CURDIR)/$(B)/asan/ktrace KT_FMTCHECK=$(B)/asan/tests/integration/fmtcheck_all \
+		KT_WERROR=$(WERROR) tests/integration/run.sh
+
+check: check-static check-unit check-fuzz check-integration check-asan check-vm
 
 bench: ktrace targets
 	@bench/run.sh

@@ -62,7 +62,7 @@ static void inline_name(const struct kt_inline *in, int i, const char *spec,
 		bool taken = false;
 
 		if (n)
-			snprintf(name, 64, "%s_%d", base, n);
+			snprintf(name, 64, "%.50s_%d", base, n);
 		else
 			snprintf(name, 64, "%s", base);
 		for (int j = 0; j < i && !taken; j++)

@@ -4,7 +4,7 @@
 set -e
 pkgs="build-essential pkg-config libtracefs-dev libtraceevent-dev libdw-dev
 libelf-dev libbpf-dev libcmocka-dev qemu-system-x86 busybox-static cpio
-python3 kmod clang-14 clang-tools-14 libc6-dbg chromium fonts-dejavu-core linux-perf
+python3 kmod clang-14 clang-tools-14 libclang-rt-14-dev libc6-dbg chromium fonts-dejavu-core linux-perf
 libncurses-dev tmux bash-completion mandoc
 ${KTRACE_EXTRA_PKGS:-}"
 missing=""

@@ -1099,7 +1099,7 @@ t_record_killed_file_is_read() {
 # refuses none of the running kernel's formats.
 t_report_format_check_takes_every_kernel_format() {
 	local out
-	out=$(${B:-build}/tests/integration/fmtcheck_all $TFS) ||
+	out=$(${KT_FMTCHECK:-build/tests/integration/fmtcheck_all} $TFS) ||
 		{ fail "kernel formats refused: $(printf '%s\n' "$out" | tail -3)"; return 1; }
 	expect_contains "summary" "$out" ", 0 refused" || return 1
 }
