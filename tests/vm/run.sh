@@ -165,6 +165,11 @@ for k in "${booted[@]}"; do
 		detail && /^    \|/ { print "DETAIL " $0; next }
 		{ detail = 0 }')
 
+	# What the tests counted (KTRACE-NOTE lines: the chaos script's
+	# trials, leftovers and records recovered), shown with the results.
+	tr -d '\r' < "$log" | sed -n 's/.*KTRACE-NOTE \(chaos: .*\)/\1/p' |
+		while IFS= read -r line; do say "$k: $line"; done
+
 	# The parser above must have seen every result line.
 	want=$(tr -d '\r' < "$log" | grep -cE 'KTRACE-TEST (PASS|FAIL) ')
 	[ "$nres" = "$want" ] ||
