@@ -223,13 +223,22 @@ static void put_line(struct top_run *run, int *y, const char *fmt, ...)
 
 static void draw(struct top_run *run, double elapsed)
 {
-	int y = 0, max;
+	int y = 0, max, sample_rows;
 	struct kt_prow *rows = NULL;
 	size_t n = 0;
 
 	g_sort = run->sort;
 	g_run = run;
 	max = run->rows ? run->rows : run->curses ? LINES : 20;
+	/* on a screen, the events' table keeps its place below the
+	 * samples: their rows give way, down to one */
+	sample_rows = max;
+	if (run->curses && run->nevs) {
+		int room = LINES - 4 - (run->nevs + 3) - 1;
+
+		if (room < sample_rows)
+			sample_rows = room > 1 ? room : 1;
+	}
 	put_line(run, &y, "ktrace top: %s, %.0f s%s", run->what, elapsed,
 		 run->paused ? "  [paused]" : "");
 	if (run->rec) {
@@ -244,7 +253,7 @@ static void draw(struct top_run *run, double elapsed)
 				rows[n++] = run->prof.v[i];
 		if (rows)
 			qsort(rows, n, sizeof(*rows), prow_cmp);
-		for (size_t i = 0; i < n && (int)i < max; i++) {
+		for (size_t i = 0; i < n && (int)i < sample_rows; i++) {
 			const char *tab = strchr(rows[i].key, '\t');
 			const char *dso = tab ? tab + 1 : "";
 			const char *base = strrchr(dso, '/');
