@@ -30,8 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tep_handle *tep;
 	struct tep_event *te = NULL;
 	struct trace_seq s;
+	struct tep_format_field *div[KT_FMT_MAX_DIV];
+	struct kt_fmt_info fi;
 	const char *why;
 	char *text;
+	int ndiv = 0;
 
 	if (size <= REC_SIZE || size > 8192)
 		return 0;
@@ -39,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = strndup((const char *)data + REC_SIZE, size - REC_SIZE);
 	if (!text)
 		return 0;
-	if (kt_format_check(text, strlen(text), &why)) {
+	if (kt_format_check(text, strlen(text), &fi, &why)) {
 		free(text);
 		return 0;
 	}
@@ -50,7 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * only when it holds its format, as ktrace does */
 		memcpy(rec, &te->id, 2);
 		trace_seq_init(&s);
-		if (kt_raw_fits(te, rec, REC_SIZE))
+		for (int i = 0; i < fi.ndiv; i++)
+			div[ndiv] = tep_find_field(te, fi.div[i]),
+			ndiv += div[ndiv] != NULL;
+		if (kt_raw_fits(te, rec, REC_SIZE) &&
+		    !kt_zero_divisor(div, ndiv, rec))
 			tep_print_event(tep, &s, &r, "%s", TEP_PRINT_INFO);
 		trace_seq_destroy(&s);
 	}

@@ -329,15 +329,16 @@ struct ktrace_record *ktrace_record_load(const char *path,
 			ktrace_err_set(err, ret, "'%s': bad event table", path);
 			goto fail;
 		}
-		if (kt_format_check(f->format, strlen(f->format), &why)) {
+		idx = kt_record_add_format(r, f->system, f->name, f->id,
+					   f->format, strlen(f->format), true,
+					   &why);
+		if (idx == -EBADMSG) {
 			ret = EBADMSG;
 			ktrace_err_set(err, ret,
 				       "'%s': the format of %s:%s is refused: %s",
 				       path, f->system, f->name, why);
 			goto fail;
 		}
-		idx = kt_record_add_format(r, f->system, f->name, f->id,
-					   f->format, strlen(f->format));
 		if (idx >= 0 && !fields_sane(r->ev[idx].te)) {
 			ret = EBADMSG;
 			ktrace_err_set(err, ret, "'%s': bad format for %s:%s",

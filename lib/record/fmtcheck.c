@@ -185,6 +185,8 @@ struct parser {
 	const struct fields *f;
 	int depth;
 	const char *why;
+	bool rec;		/* the primary just parsed is REC or (REC) */
+	struct kt_fmt_info *info;
 };
 
 #define MAX_DEPTH 64
@@ -309,6 +311,7 @@ static bool primary(struct parser *ps)
 {
 	struct lex *l = &ps->l;
 
+	ps->rec = false;
 	if (l->t == T_NUM) {
 		next(l);
 		return true;
@@ -324,6 +327,7 @@ static bool primary(struct parser *ps)
 		next(l);
 		if (rec && !is(l, "->") && !is(l, ")"))
 			return fail(ps, "its print fmt is not an expression kernels write");
+		ps->rec = rec;
 		if (helper) {
 			if (!expect(ps, "(") || !field_named(ps))
 				return false;
@@ -358,6 +362,18 @@ static bool primary(struct parser *ps)
 			next(l);
 			return expect(ps, ")");
 		}
+		if (is_word(l, "REC")) {
+			/* (REC)->field */
+			struct lex save = *l;
+
+			next(l);
+			if (is(l, ")")) {
+				next(l);
+				ps->rec = true;
+				return true;
+			}
+			*l = save;
+		}
 		return expr(ps) && expect(ps, ")");
 	}
 	return fail(ps, "its print fmt is not an expression kernels write");
@@ -367,9 +383,15 @@ static bool postfix(struct parser *ps)
 {
 	struct lex *l = &ps->l;
 
+	bool rec;
+
 	if (!primary(ps))
 		return false;
 	for (;;) {
+		/* what follows REC is its '->' (an inner primary may have
+		 * changed ps->rec; only this one counts) */
+		rec = ps->rec;
+		ps->rec = false;
 		if (is(l, "[")) {
 			next(l);
 			if (!expr(ps) || !expect(ps, "]"))
@@ -386,7 +408,9 @@ static bool postfix(struct parser *ps)
 			if (!expect(ps, ")"))
 				return false;
 		} else if (is(l, "->")) {
-			/* REC->field, (REC)->field */
+			/* REC->field, (REC)->field: no other pointer */
+			if (!rec)
+				return fail(ps, "its print fmt is not an expression kernels write");
 			next(l);
 			if (!field_named(ps))
 				return false;
@@ -417,8 +441,27 @@ static bool divisor(struct parser *ps)
 			return false;
 	} else if (l->t == T_NUM && l->num) {
 		next(l);
+	} else if (is_word(l, "REC")) {
+		/* a field (devfreq's load = busy * 100 / total): kept, so
+		 * that a record where it is 0 is not given to
+		 * libtraceevent, which would divide by it */
+		struct kt_fmt_info *fi = ps->info;
+
+		next(l);
+		if (!is(l, "->"))
+			return fail(ps, "its print fmt is not an expression kernels write");
+		next(l);
+		if (l->t != T_IDENT || l->n >= sizeof(fi->div[0]))
+			return fail(ps, "its print fmt names a field it does not have");
+		if (fi->ndiv == KT_FMT_MAX_DIV)
+			return fail(ps, "its print fmt divides by too many fields");
+		memcpy(fi->div[fi->ndiv], l->s, l->n);
+		fi->div[fi->ndiv][l->n] = '\0';
+		if (!field_named(ps))
+			return false;
+		fi->ndiv++;
 	} else {
-		return fail(ps, "its print fmt divides by something other than a positive constant");
+		return fail(ps, "its print fmt divides by something other than a positive constant or a field");
 	}
 	while (open--)
 		if (!is(l, ")"))
@@ -587,12 +630,14 @@ static bool header_ok(const char *p, const char *end)
 	return true;
 }
 
-int kt_format_check(const char *text, size_t len, const char **why)
+int kt_format_check(const char *text, size_t len, struct kt_fmt_info *info,
+		    const char **why)
 {
 	const char *fmt = memmem(text, len, "\nprint fmt:", 11);
-	struct parser ps = { .f = NULL };
+	struct parser ps = { .f = NULL, .info = info };
 	const struct fields f = { text, fmt ? (size_t)(fmt - text) : len };
 
+	memset(info, 0, sizeof(*info));
 	if (!fmt) {
 		*why = "it has no print fmt";
 		return -EBADMSG;
@@ -605,6 +650,7 @@ int kt_format_check(const char *text, size_t len, const char **why)
 		*why = "its field lines are not what kernels write";
 		return -EBADMSG;
 	}
+	info->header_ok = true;
 	ps.f = &f;
 	ps.l.p = fmt + 11;
 	ps.l.end = text + len;
@@ -669,4 +715,25 @@ bool kt_raw_fits(const struct tep_event *te, const void *raw, size_t size)
 		}
 	}
 	return true;
+}
+
+/*
+ * The name of a field the print fmt divides by that is 0 in raw (raw
+ * holds every field: kt_raw_fits()), or NULL: libtraceevent evaluates
+ * both sides of a "total == 0 ? 0 : busy / total" and would divide by it.
+ */
+const char *kt_zero_divisor(struct tep_format_field *const *div, int ndiv,
+			    const void *raw)
+{
+	for (int i = 0; i < ndiv; i++) {
+		const unsigned char *p = (const unsigned char *)raw +
+					 div[i]->offset;
+		bool zero = true;
+
+		for (int b = 0; b < div[i]->size; b++)
+			zero &= !p[b];
+		if (zero)
+			return div[i]->name;
+	}
+	return NULL;
 }

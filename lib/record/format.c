@@ -201,6 +201,7 @@ static const char *format_text(struct ktrace_record *r,
 {
 	const char *comm = kt_record_comm(r, s->tid);
 	size_t clen = strnlen(comm, 16), used;
+	const char *zero;
 	char *p = out_reserve(r, 0, 128 + e->label_len);
 
 	if (!p)
@@ -255,14 +256,19 @@ static const char *format_text(struct ktrace_record *r,
 
 		trace_seq_reset(&r->seq);
 		/* a record its format does not fit (a damaged file) is
-		 * not decoded: its fields would be read past its end */
-		if (kt_raw_fits(e->te, s->raw, s->raw_size))
-			tep_print_event(r->tep, &r->seq, &rec, "%s",
-					TEP_PRINT_INFO);
-		else
+		 * not decoded: its fields would be read past its end; nor
+		 * one whose print fmt would divide by zero */
+		if (!kt_raw_fits(e->te, s->raw, s->raw_size))
 			trace_seq_printf(&r->seq,
 					 "[fields unreadable: %zu bytes do not hold the event's format]",
 					 (size_t)s->raw_size);
+		else if ((zero = kt_zero_divisor(e->div, e->ndiv, s->raw)))
+			trace_seq_printf(&r->seq,
+					 "[not decoded: its print fmt divides by %s, which is 0 here]",
+					 zero);
+		else
+			tep_print_event(r->tep, &r->seq, &rec, "%s",
+					TEP_PRINT_INFO);
 		if (append_seq(r, &used))
 			return "";
 	}
@@ -345,7 +351,9 @@ void kt_record_mark_sym_fields(struct ktrace_record *r,
 
 	trace_seq_reset(&r->symseq);
 	if (s->event >= 0 && r->ev[s->event].te &&
-	    kt_raw_fits(r->ev[s->event].te, s->raw, s->raw_size))
+	    kt_raw_fits(r->ev[s->event].te, s->raw, s->raw_size) &&
+	    !kt_zero_divisor(r->ev[s->event].div, r->ev[s->event].ndiv,
+			     s->raw))
 		tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);
 }
 

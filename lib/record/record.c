@@ -165,17 +165,45 @@ static bool prints_symbols(const char *fmt)
 
 int kt_record_add_format(struct ktrace_record *r, const char *system,
 			 const char *name, int id, const char *format,
-			 size_t len)
+			 size_t len, bool untrusted, const char **why)
 {
 	struct tep_event *te = NULL;
+	struct kt_fmt_info fi;
 	struct rec_event *e;
+	const char *parsed = format, *pf;
+	char *safe = NULL;
+	size_t plen = len;
+	int ret;
 
-	if (tep_parse_format(r->tep, &te, format, len, system) !=
-	    TEP_ERRNO__SUCCESS || !te)
+	*why = NULL;
+	if (kt_format_check(format, len, &fi, why) && untrusted) {
+		if (!fi.header_ok)
+			return -EBADMSG;
+		/* the fields decode (JSON, filters); the text says why the
+		 * print fmt is not used */
+		pf = memmem(format, len, "\nprint fmt:", 11);
+		if (!pf || asprintf(&safe,
+				    "%.*s\nprint fmt: \"[print fmt not decoded: %s]\"\n",
+				    (int)(pf - format), format, *why) < 0)
+			return -ENOMEM;
+		parsed = safe;
+		plen = strlen(safe);
+		fi.ndiv = 0;
+	}
+	ret = tep_parse_format(r->tep, &te, parsed, plen, system);
+	free(safe);
+	if (ret != TEP_ERRNO__SUCCESS || !te)
 		return -EINVAL;
 	e = ev_slot(r);
 	if (!e)
 		return -ENOMEM;
+	e->ndiv = 0;
+	for (int i = 0; i < fi.ndiv; i++) {
+		struct tep_format_field *f = tep_find_field(te, fi.div[i]);
+
+		if (f)
+			e->div[e->ndiv++] = f;
+	}
 	e->system = strdup(system);
 	e->name = strdup(name);
 	e->format = strndup(format, len);
@@ -230,7 +258,7 @@ int kt_record_add_counter(struct ktrace_record *r, const char *name,
 int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 			    const char *filter, struct ktrace_err *err)
 {
-	const char *c = strchr(event, ':');
+	const char *c = strchr(event, ':'), *why;
 	char *sys, *name, *dir, *buf;
 	struct tep_event *te;
 	uint64_t config;
@@ -286,7 +314,7 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 				     event);
 		goto out;
 	}
-	ret = kt_record_add_format(r, sys, name, id, buf, len);
+	ret = kt_record_add_format(r, sys, name, id, buf, len, false, &why);
 	free(buf);
 	if (ret < 0) {
 		ktrace_err_set(err, -ret, "cannot parse the format of '%s'",

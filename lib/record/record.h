@@ -37,6 +37,9 @@ extern const struct kt_record_source kt_record_file_source;
  * comm is learnt (the table may grow). Never NULL. */
 const char *kt_record_comm(struct ktrace_record *r, int pid);
 
+/* fields a print fmt may divide by (fmtcheck.c) */
+#define KT_FMT_MAX_DIV 4
+
 struct rec_event {
 	/* tracepoints and probes: PERF_TYPE_TRACEPOINT, config = id, te set;
 	 * sampling events: their perf type and config, no te */
@@ -52,6 +55,10 @@ struct rec_event {
 	size_t label_len;
 	bool has_info;		/* its print fmt prints something */
 	bool sym_fields;	/* it prints kernel addresses as symbols */
+	/* fields its print fmt divides by: a record where one is 0 is not
+	 * decoded (libtraceevent would divide by zero) */
+	struct tep_format_field *div[KT_FMT_MAX_DIV];
+	int ndiv;
 };
 
 struct rec_id {
@@ -150,9 +157,16 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 		   const struct perf_event_header *h);
 int kt_record_ids_set(struct ktrace_record *r, const uint64_t *ids,
 		      const int *events, int n);
+/*
+ * An event from its format text; its index, or -errno. untrusted (a file
+ * from elsewhere): the text must pass kt_format_check(); when only its
+ * print fmt does not, the event is kept with its fields and a print fmt
+ * that says so; when its field lines do not, -EBADMSG and *why. The
+ * running kernel's own formats are taken as they are.
+ */
 int kt_record_add_format(struct ktrace_record *r, const char *system,
 			 const char *name, int id, const char *format,
-			 size_t len);
+			 size_t len, bool untrusted, const char **why);
 /* A sampling event (a counter name of kt_counter_lookup); its index. */
 int kt_record_add_counter(struct ktrace_record *r, const char *name,
 			  uint32_t type, uint64_t config);
@@ -162,14 +176,25 @@ void kt_record_free_interned(struct ktrace_record *r);
 void kt_record_free_file(struct ktrace_record *r);
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm);
 /*
- * Hold a format text from a file to what kernels write before
- * libtraceevent parses it (fmtcheck.c): 0, or -EBADMSG with *why (static
- * text) saying what is wrong.
+ * Hold a format text to what kernels write before libtraceevent parses it
+ * (fmtcheck.c): 0, or -EBADMSG with *why (static text) saying what is
+ * wrong. info: whether the field lines passed, and the fields its print
+ * fmt divides by (libtraceevent divides by them, a record where one is 0
+ * would raise SIGFPE).
  */
-int kt_format_check(const char *text, size_t len, const char **why);
+struct kt_fmt_info {
+	bool header_ok;
+	int ndiv;
+	char div[KT_FMT_MAX_DIV][64];
+};
+int kt_format_check(const char *text, size_t len, struct kt_fmt_info *info,
+		    const char **why);
 /* Are all of te's fields (and dynamic fields' data) inside raw/size? */
 struct tep_event;
 bool kt_raw_fits(const struct tep_event *te, const void *raw, size_t size);
+struct tep_format_field;
+const char *kt_zero_divisor(struct tep_format_field *const *div, int ndiv,
+			    const void *raw);
 /*
  * -o: write what is buffered (records, comms, mappings and kernel symbols
  * met so far) when a second has passed since the last write, or a tenth
