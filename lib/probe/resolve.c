@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "base/internal.h"
+#include "arch/arch.h"
 #include "probe/btf.h"
 #include "probe/uelf.h"
 #include "probe/probe_priv.h"
@@ -94,6 +95,43 @@ static unsigned long long kallsyms_func_size(const char *func)
 	return size;
 }
 
+/*
+ * A raw fetch argument with "$argN" for the registers that pass the first
+ * arguments on this architecture ("+4($arg2)" -> "+4(%si)" on x86-64,
+ * "+4(%x1)" on arm64); $argN past them stays for the kernel to judge.
+ * NULL: no memory.
+ */
+static char *args_to_regs(const char *expr)
+{
+	const struct kt_arch *arch = kt_arch_host();
+	size_t cap = strlen(expr) * 2 + 16, len = 0;
+	char *out = malloc(cap);
+	const char *p = expr;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		char *end;
+		long n;
+
+		if (!strncmp(p, "$arg", 4) && isdigit((unsigned char)p[4])) {
+			n = strtol(p + 4, &end, 10);
+			if (arch && n >= 1 && n <= arch->nr_arg_regs &&
+			    !isalnum((unsigned char)*end) && *end != '_') {
+				len += snprintf(out + len, cap - len, "%s",
+						arch->arg_regs[n - 1]);
+				p = end;
+				continue;
+			}
+		}
+		if (len + 2 >= cap)
+			break;
+		out[len++] = *p++;
+	}
+	out[len] = '\0';
+	return out;
+}
+
 /* Can this kernel's return probes read entry arguments ($argN)? Its
  * tracefs README says so ("kernel return probes support: ... $arg<N>"). */
 static bool return_args_supported(struct ktrace_tfs *tfs)
@@ -163,8 +201,17 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 	for (int i = 0; i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
 
-		if (a->raw)
+		if (a->raw) {
+			/* $argN at a function's entry is this architecture's
+			 * Nth argument register: probe sets stay portable,
+			 * and kernels before 6.6 take them */
+			if (!p->is_return && !p->offs && strstr(a->expr, "$arg")) {
+				a->fetch = args_to_regs(a->expr);
+				if (!a->fetch)
+					return -ENOMEM;
+			}
 			continue;
+		}
 		/* BTF knows where arguments are at the entry only; past it
 		 * their registers hold whatever the code put there since */
 		if (p->offs && strcmp(a->expr, "$retval"))
@@ -230,6 +277,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 	struct ktrace_err sub = { .pos = -1 };
 	struct uresolve *ur;
 	int ret = 0;
+	bool named = false;
 
 	ur = kt_ures_open(p->binary, &sub);
 	if (!ur) {
@@ -251,14 +299,28 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 		ktrace_err_clear(&sub);
 		goto out;
 	}
+	for (int i = 0; i < p->nargs; i++)
+		named |= !p->args[i].raw;
 	ret = after_prologue(p, ur);
 	if (ret)
 		goto out;
 	for (int i = 0; i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
 
-		if (a->raw)
+		if (a->raw) {
+			/* $argN at a function's entry (nothing named moved
+			 * the probe past the prologue): the ABI's register,
+			 * as for kernel probes; uprobes have no $argN */
+			if (!p->is_return && !p->offs && !p->file && !named &&
+			    strstr(a->expr, "$arg")) {
+				a->fetch = args_to_regs(a->expr);
+				if (!a->fetch) {
+					ret = -ENOMEM;
+					goto out;
+				}
+			}
 			continue;
+		}
 		ret = kt_ures_arg(ur, p->file_off, a->expr, p->is_return,
 				   &a->fetch, &a->rtype, &sub);
 		if (ret) {
@@ -289,7 +351,7 @@ static int build_definition(struct ktrace_probe *p)
 		       p->group, p->event, p->location);
 	for (int i = 0; i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
-		const char *fetch = a->raw ? a->expr : a->fetch;
+		const char *fetch = a->raw && !a->fetch ? a->expr : a->fetch;
 		const char *type = a->type ? a->type : a->rtype;
 		size_t need = strlen(a->name) + strlen(fetch) +
 			      (type ? strlen(type) : 0) + 4;

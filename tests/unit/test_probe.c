@@ -1161,6 +1161,38 @@ static void test_cli_special_files_refused(void **state)
 	unlink(big);
 }
 
+/*
+ * $argN in a raw fetch argument at a function's entry is written as this
+ * architecture's argument register (probe sets stay portable; kernels
+ * before 6.6 have no $argN); past the registers, at an offset or in a
+ * return probe it is left to the kernel.
+ */
+static void test_argn_at_entry_is_a_register(void **state)
+{
+	static const struct { const char *spec, *want; } cases[] = {
+		{ "tcp_v4_connect daddr=+4($arg2):x32",
+		  "p:ktrace/tcp_v4_connect tcp_v4_connect daddr=+4(%si):x32" },
+		{ "do_sys_open a=$arg1 b=$arg6:u64",
+		  "p:ktrace/do_sys_open do_sys_open a=%di b=%r9:u64" },
+		{ "do_sys_open a=$arg7",
+		  "p:ktrace/do_sys_open do_sys_open a=$arg7" },
+		{ "do_sys_open%return a=$arg1",
+		  "r:ktrace/do_sys_open__return do_sys_open a=$arg1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct cli_result r = run_cli("probe", "add", "--dry-run",
+					      cases[i].spec, NULL);
+
+		if (r.status || strncmp(r.out, cases[i].want, strlen(cases[i].want)) ||
+		    r.out[strlen(cases[i].want)] != '\n')
+			fail_msg("%s: exit %d, '%s' (want '%s')", cases[i].spec,
+				 r.status, r.out, cases[i].want);
+		cli_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1191,6 +1223,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bug_retval_typed_without_dwarf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bug_cli_json_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_special_files_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_argn_at_entry_is_a_register, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
