@@ -66,7 +66,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 .PHONY: all clean install uninstall FORCE check-docs check check-unit check-integration check-vm \
 	check-static analyze check-unused check-exports targets examples bench \
-	check-fuzz fuzz check-asan
+	check-fuzz fuzz check-asan arm64
 
 all: ktrace $(SHLIB)
 
@@ -181,8 +181,21 @@ check-unit: $(UNIT_BINS)
 check-integration: ktrace targets examples $(SHLIB)
 	@KT_WERROR=$(WERROR) tests/integration/run.sh
 
-check-vm: ktrace targets
-	@tests/vm/run.sh
+# ktrace and the test targets cross-built for arm64 (the arm64 -dev
+# packages and the cross compiler come from scripts/deps.sh), for the VM
+# tier's arm64 kernels.
+ARM64_PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+arm64:
+	$(Q)PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) $(MAKE) -s B=$(B)/arm64 \
+		KTRACE_BIN=$(B)/arm64/ktrace CC=aarch64-linux-gnu-gcc \
+		CXX=aarch64-linux-gnu-g++ WERROR=$(WERROR) \
+		$(B)/arm64/ktrace $(TARGET_BINS:$(B)/%=$(B)/arm64/%) \
+		$(B)/arm64/tests/integration/fmtcheck_all
+
+# Debian's 6.1 and 6.12 kernels for x86-64 and arm64 under qemu (TCG).
+VM_KERNELS ?= arm64-6.1 arm64-6.12 6.1 6.12
+check-vm: ktrace targets $(if $(findstring arm64,$(VM_KERNELS)),arm64)
+	@KTRACE_VM_KERNELS="$(VM_KERNELS)" tests/vm/run.sh
 
 # Static checks: clang's analyzer finds nothing, no function of lib/ is
 # dead (only tests calling it), the installed library exports ktrace_* only.

@@ -7,7 +7,9 @@
 #
 # KERNEL is an alias: "6.1" (newest linux-image-6.1.0-N-amd64) or "6.12"
 # (newest linux-image-6.12.X+deb12-amd64, shipped by bookworm-security /
-# bookworm-backports).  Default: $KTRACE_VM_KERNELS or "6.1 6.12".
+# bookworm-backports); "arm64-6.1" and "arm64-6.12" are the same for arm64
+# (the -unsigned images; `dpkg --add-architecture arm64` lets apt see
+# them).  Default: $KTRACE_VM_KERNELS or "6.1 6.12".
 #
 # Packages are fetched with `apt-get download` and unpacked with `dpkg -x`
 # into the cache ($KTRACE_VM_CACHE, default tests/vm/cache/).  A kernel that
@@ -36,7 +38,17 @@ pkg_regex() {
 	case $1 in
 	6.1) echo '^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
 	6.12) echo '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
+	arm64-6.1) echo '^linux-image-6\.1\.0-[0-9]+-arm64-unsigned$' ;;
+	arm64-6.12) echo '^linux-image-6\.12\.[0-9]+\+deb12-arm64-unsigned$' ;;
 	*) return 1 ;;
+	esac
+}
+
+# The Debian architecture of an alias's package.
+pkg_arch() {
+	case $1 in
+	arm64-*) echo arm64 ;;
+	*) echo amd64 ;;
 	esac
 }
 
@@ -75,7 +87,7 @@ vmlinuz_of() {
 
 fetch_one() {
 	local alias=$1 pkg dir tmp deb vmlinuz
-	pkg_regex "$alias" >/dev/null || die "unknown kernel '$alias' (known: 6.1 6.12)"
+	pkg_regex "$alias" >/dev/null || die "unknown kernel '$alias' (known: 6.1 6.12 arm64-6.1 arm64-6.12)"
 
 	# Reuse what the cache has, unless asked to refresh.
 	if [ "${KTRACE_VM_REFRESH:-0}" != 1 ] && [ -f "$cache/$alias.pkg" ]; then
@@ -98,10 +110,10 @@ fetch_one() {
 		tmp=$(mktemp -d "$cache/.dl.XXXXXX")
 		# shellcheck disable=SC2064
 		trap "rm -rf '$tmp'" EXIT
-		if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
+		if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$(pkg_arch "$alias")" >&2); then
 			# The package lists may be stale (the mirror dropped the file).
 			apt_update
-			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$(pkg_arch "$alias")" >&2) ||
 				die "apt-get download $pkg failed"
 		fi
 		deb=$(ls "$tmp"/*.deb)

@@ -14,6 +14,15 @@
 
 T=/sys/kernel/tracing
 TARGETS=/targets
+# The kernel's argument registers as kprobe_events names them, per
+# architecture: A0.. the first arguments, RIP the instruction pointer.
+case $(uname -m) in
+aarch64) A0=%x0 A1=%x1 A2=%x2 A3=%x3 A4=%x4 A5=%x5 RIP=%pc
+	O_LARGEFILE=131072 ;;
+*) A0=%di A1=%si A2=%dx A3=%cx A4=%r8 A5=%r9 RIP=%ip
+	O_LARGEFILE=32768 ;;
+esac
+export A0 A1 A2 A3 A4 A5 RIP O_LARGEFILE
 PROBES=/usr/share/ktrace/probes
 export T TARGETS PROBES
 

@@ -15,6 +15,12 @@
 #
 # KTRACE_BINARY may be "-" for none (the ktrace tests then fail, they do not
 # skip).
+#
+# KTRACE_VM_ARCH=arm64 builds an arm64 initramfs: busybox from Debian's
+# busybox-static:arm64 (downloaded into the kernel cache), the libraries
+# of the cross-built ktrace and targets (KTRACE_VM_TARGETS, default
+# build/arm64/tests/targets) from /usr/lib/aarch64-linux-gnu (the arm64
+# -dev packages of scripts/deps.sh), found through their DT_NEEDED.
 
 set -euo pipefail
 
@@ -27,9 +33,23 @@ out=$2
 
 die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
 
+arch=${KTRACE_VM_ARCH:-amd64}
+targets=${KTRACE_VM_TARGETS:-$top/build/tests/targets}
 busybox=/bin/busybox
 is_static() { file -L "$1" 2>/dev/null | grep -q 'statically linked'; }
-if ! [ -x $busybox ] || ! is_static $busybox; then
+if [ "$arch" = arm64 ]; then
+	cache=${KTRACE_VM_CACHE:-$here/cache}
+	busybox=$cache/busybox-arm64/bin/busybox
+	if ! [ -x "$busybox" ]; then
+		echo "mkinitramfs: fetching busybox-static:arm64" >&2
+		dl=$(mktemp -d "$cache/.bb.XXXXXX")
+		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root busybox-static:arm64 >&2) ||
+			die "cannot download busybox-static:arm64 (dpkg --add-architecture arm64; apt-get update)"
+		rm -rf "$cache/busybox-arm64"
+		dpkg -x "$dl"/*.deb "$cache/busybox-arm64"
+		rm -rf "$dl"
+	fi
+elif ! [ -x $busybox ] || ! is_static $busybox; then
 	echo "mkinitramfs: installing busybox-static" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get install -y -qq busybox-static >&2 ||
@@ -51,9 +71,35 @@ mknod -m 666 "$stage/dev/null" c 1 3 2>/dev/null || true
 echo 'root:x:0:0:root:/root:/bin/sh' > "$stage/etc/passwd"
 echo 'root:x:0:' > "$stage/etc/group"
 
+# copy_libs_arm64 ELF: the same for an arm64 ELF, by its DT_NEEDED entries
+# (recursively), from the arm64 library directories; the loader too.
+copy_libs_arm64() {
+	local lib dir found
+	aarch64-linux-gnu-readelf -d "$1" 2>/dev/null |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r lib; do
+		found=
+		for dir in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu; do
+			[ -e "$dir/$lib" ] && { found=$dir/$lib; break; }
+		done
+		[ -n "$found" ] || die "$1: arm64 library $lib not found"
+		[ -e "$stage$found" ] && continue
+		mkdir -p "$stage$(dirname "$found")"
+		cp -L "$found" "$stage$found"
+		copy_libs_arm64 "$found"
+	done
+	if [ ! -e "$stage/lib/ld-linux-aarch64.so.1" ]; then
+		mkdir -p "$stage/lib"
+		cp -L /lib/ld-linux-aarch64.so.1 "$stage/lib/ld-linux-aarch64.so.1"
+	fi
+}
+
 # copy_libs ELF: copy the shared libraries ELF needs, at the paths ldd gives.
 copy_libs() {
 	local lib
+	if [ "$arch" = arm64 ]; then
+		copy_libs_arm64 "$1"
+		return
+	fi
 	file -L "$1" | grep -q 'dynamically linked' || return 0
 	ldd "$1" | awk '
 		/=> \// { print $3; next }   # libfoo.so.1 => /lib/.../libfoo.so.1 (0x...)
@@ -78,8 +124,15 @@ for t in "$here"/t_*.sh; do
 	[ -f "$t" ] && cp "$t" "$stage/tests/"
 done
 
-if [ -d "$top/build/tests/targets" ]; then
-	for f in "$top"/build/tests/targets/*; do
+# the format-grammar check of the integration tier, for this kernel's own
+# formats (built beside the targets)
+fmtcheck=$(dirname "$targets")/integration/fmtcheck_all
+if [ -x "$fmtcheck" ]; then
+	cp "$fmtcheck" "$stage/targets/"
+	copy_libs "$fmtcheck"
+fi
+if [ -d "$targets" ]; then
+	for f in "$targets"/*; do
 		[ -f "$f" ] && [ -x "$f" ] || continue
 		cp "$f" "$stage/targets/"
 		copy_libs "$f"

@@ -29,9 +29,16 @@ out=$top/build/vm
 kernels=${KTRACE_VM_KERNELS:-6.1 6.12}
 vm_timeout=${KTRACE_VM_TIMEOUT:-240}
 test_timeout=${KTRACE_VM_TEST_TIMEOUT:-60}
+# arm64 under TCG runs about three times slower than x86-64 here
+arm64_slowdown=3
 tests_glob=${KTRACE_VM_TESTS:-t_*.sh}
 jobs=${KTRACE_VM_JOBS:-2}
 ktrace=${KTRACE_BIN:-$top/ktrace}
+# arm64 kernels ("arm64-6.1"...) boot with the cross-built ktrace and
+# targets (make arm64: build/arm64/).
+ktrace_arm64=${KTRACE_BIN_ARM64:-$top/build/arm64/ktrace}
+targets_arm64=${KTRACE_TARGETS_ARM64:-$top/build/arm64/tests/targets}
+karch() { case $1 in arm64-*) echo arm64 ;; *) echo amd64 ;; esac; }
 
 t0=$(date +%s.%N)
 npass=0
@@ -62,6 +69,13 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	record_fail all setup "qemu-system-x86_64 is missing and could not be installed (see $out/apt.log)"
 	finish
 fi
+case " $kernels " in
+*" arm64-"*)
+	command -v qemu-system-aarch64 >/dev/null || {
+		record_fail all setup "qemu-system-aarch64 is missing (package qemu-system-arm; scripts/deps.sh installs it)"
+		finish
+	} ;;
+esac
 
 # Kernels.
 declare -A vmlinuz=()
@@ -74,31 +88,50 @@ for k in $kernels; do
 	fi
 done
 
-# Initramfs (the same for every kernel: no modules in it).
-initrd=$out/initramfs.cpio.gz
-kt=$ktrace
-if ! [ -x "$ktrace" ]; then
-	say "no ktrace binary at $ktrace: the ktrace tests will fail"
-	kt=-
-fi
-if ! "$here/mkinitramfs.sh" "$kt" "$initrd" 2> "$out/mkinitramfs.log"; then
-	record_fail all setup "mkinitramfs failed: $(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
-	finish
-fi
-say "$(tail -n 1 "$out/mkinitramfs.log" | sed 's/^mkinitramfs: //')"
+# Initramfs, one per architecture (the same for every kernel of it: no
+# modules in it).
+declare -A initrd=()
+for a in amd64 arm64; do
+	need=0
+	for k in $kernels; do [ "$(karch "$k")" = $a ] && need=1; done
+	[ $need = 1 ] || continue
+	if [ $a = arm64 ]; then kt=$ktrace_arm64; else kt=$ktrace; fi
+	if ! [ -x "$kt" ]; then
+		say "no $a ktrace binary at $kt: the ktrace tests will fail"
+		kt=-
+	fi
+	initrd[$a]=$out/initramfs-$a.cpio.gz
+	if ! KTRACE_VM_ARCH=$a \
+		KTRACE_VM_TARGETS=$([ $a = arm64 ] && echo "$targets_arm64" || echo "$top/build/tests/targets") \
+		"$here/mkinitramfs.sh" "$kt" "${initrd[$a]}" 2> "$out/mkinitramfs-$a.log"; then
+		record_fail all setup "mkinitramfs ($a) failed: $(tail -n 3 "$out/mkinitramfs-$a.log" | tr '\n' ' ')"
+		finish
+	fi
+	say "$(tail -n 1 "$out/mkinitramfs-$a.log" | sed 's/^mkinitramfs: //')"
+done
 
-append="console=ttyS0,115200 panic=-1 loglevel=5 rdinit=/init"
-append+=" ktrace.timeout=$test_timeout ktrace.tests=$tests_glob"
+append="panic=-1 loglevel=5 rdinit=/init ktrace.tests=$tests_glob"
 
 # boot KERNEL: run one VM, serial console to $out/KERNEL.log.
 boot() {
 	local k=$1 log=$out/$1.log start rc pid up
 	rm -f "$log"
 	start=$(date +%s.%N)
-	timeout --kill-after=10 "$vm_timeout" \
-		qemu-system-x86_64 -accel tcg -nographic -no-reboot \
+	local a qemu console slow=1
+	a=$(karch "$k")
+	if [ $a = arm64 ]; then
+		qemu=(qemu-system-aarch64 -M virt)
+		console=ttyAMA0
+		slow=$arm64_slowdown
+	else
+		qemu=(qemu-system-x86_64)
+		console=ttyS0,115200
+	fi
+	timeout --kill-after=10 "$((vm_timeout * slow))" \
+		"${qemu[@]}" -accel tcg -nographic -no-reboot \
 		-m 1024 -smp 1 -cpu max \
-		-kernel "${vmlinuz[$k]}" -initrd "$initrd" -append "$append" \
+		-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
+		-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
 		-serial "file:$log" -monitor none -nic none \
 		< /dev/null > "$out/$k.qemu.log" 2>&1 &
 	pid=$!
@@ -165,9 +198,10 @@ for k in "${booted[@]}"; do
 		detail && /^    \|/ { print "DETAIL " $0; next }
 		{ detail = 0 }')
 
-	# What the tests counted (KTRACE-NOTE lines: the chaos script's
-	# trials, leftovers and records recovered), shown with the results.
-	tr -d '\r' < "$log" | sed -n 's/.*KTRACE-NOTE \(chaos: .*\)/\1/p' |
+	# What the tests counted (KTRACE-NOTE lines: the formats checked, the
+	# chaos script's trials, leftovers and records recovered), shown with
+	# the results.
+	tr -d '\r' < "$log" | sed -n 's/.*KTRACE-NOTE \(.*\)/\1/p' |
 		while IFS= read -r line; do say "$k: $line"; done
 
 	# The parser above must have seen every result line.

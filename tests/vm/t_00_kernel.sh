@@ -11,12 +11,13 @@ expect_file kernel-dynamic-events "$T/dynamic_events"
 expect_file kernel-btf-vmlinux /sys/kernel/btf/vmlinux
 expect_match kernel-kallsyms "$(grep -w do_sys_openat2 /proc/kallsyms)" " [tT] do_sys_openat2$"
 
-# A kprobe on do_sys_openat2(dfd, filename, how): the user string in %si.
+# A kprobe on do_sys_openat2(dfd, filename, how): the user string in the
+# second argument register ($A1: %si, %x1).
 ev=ktvm00/open
 on_exit "echo '-:$ev' >> $T/kprobe_events"
 on_exit "echo 0 > $T/events/$ev/enable"
 on_exit "echo > $T/trace"
-if tfs_write kprobe_events "p:$ev do_sys_openat2 path=+0(%si):ustring" append; then
+if tfs_write kprobe_events "p:$ev do_sys_openat2 path=+0($A1):ustring" append; then
 	pass kernel-kprobe-define
 else
 	fail kernel-kprobe-define "writing kprobe_events failed"

@@ -52,10 +52,10 @@ printf 'twelve bytes' > $D/hostname-c
 # --- The design card's example, verbatim. ------------------------------
 # do_sys_open(int dfd, const char __user *filename, int flags, umode_t mode)
 if grep -qE ' [tT] do_sys_open$' /proc/kallsyms; then
-	expect_ok kprobe-card-add ktrace probe add 'do_sys_open filename=+0(%si):string'
+	expect_ok kprobe-card-add ktrace probe add "do_sys_open filename=+0($A1):string"
 	expect_contains kprobe-card-added "$OUT" "ktrace:do_sys_open"
 	expect_match kprobe-card-defined "$(cat $T/kprobe_events)" \
-		'^p:ktrace/do_sys_open do_sys_open filename=\+0\(%si\):string$'
+		"^p:ktrace/do_sys_open do_sys_open filename=\\+0\\($A1\\):string\$"
 	expect_file kprobe-card-event-dir $T/events/ktrace/do_sys_open
 	expect_ok kprobe-card-del ktrace probe del 'ktrace:do_sys_open'
 	expect_eq kprobe-card-gone "" "$(grep ktrace/do_sys_open $T/dynamic_events)"
@@ -63,7 +63,7 @@ else
 	# Not a text symbol on this kernel: the expected result is a clear
 	# error naming close matches, and nothing created.
 	before=$(dyn)
-	expect_exit kprobe-card-add 1 ktrace probe add 'do_sys_open filename=+0(%si):string'
+	expect_exit kprobe-card-add 1 ktrace probe add "do_sys_open filename=+0($A1):string"
 	expect_contains kprobe-card-no-function "$OUT" "no such kernel function 'do_sys_open'"
 	expect_contains kprobe-card-did-you-mean "$OUT" "do_sys_openat2"
 	expect_eq kprobe-card-nothing-created "$before" "$(dyn)"
@@ -73,7 +73,7 @@ fi
 expect_ok kprobe-open-add ktrace probe add 'do_sys_openat2 filename:ustring'
 expect_contains kprobe-open-added "$OUT" "ktrace:do_sys_openat2"
 expect_match kprobe-open-defined "$(cat $T/kprobe_events)" \
-	'^p:ktrace/do_sys_openat2 do_sys_openat2 filename=\+0\(%si\):ustring$'
+	"^p:ktrace/do_sys_openat2 do_sys_openat2 filename=\\+0\\($A1\\):ustring\$"
 echo > $T/trace
 expect_ok kprobe-open-enable ktrace enable ktrace:do_sys_openat2
 expect_eq kprobe-open-enabled 1 "$(cat $T/events/ktrace/do_sys_openat2/enable)"
@@ -96,7 +96,7 @@ echo > $T/trace
 # dfd filename how->flags, all by name.
 expect_ok kprobe-btf-dryrun ktrace probe add --dry-run 'do_sys_openat2 dfd filename how->flags'
 expect_eq kprobe-btf-line \
-	'p:ktrace/do_sys_openat2 do_sys_openat2 dfd=%di:s32 filename=+0(%si):ustring how_flags=+0(%dx):u64' \
+	"p:ktrace/do_sys_openat2 do_sys_openat2 dfd=$A0:s32 filename=+0($A1):ustring how_flags=+0($A2):u64" \
 	"$OUT"
 expect_ok kprobe-btf-add ktrace probe add 'do_sys_openat2 dfd filename how->flags'
 expect_ok kprobe-btf-enable ktrace enable ktrace:do_sys_openat2
@@ -105,9 +105,9 @@ echo more >> $D/hostname-c
 ktrace disable ktrace:do_sys_openat2 > /dev/null 2>&1
 tr=$(trace_of ktrace:do_sys_openat2)
 # cat opens with openat(AT_FDCWD, name, O_RDONLY) and the kernel adds
-# O_LARGEFILE (0x8000) on 64-bit: how->flags is 32768.
+# O_LARGEFILE on 64-bit (0x8000 on x86-64, 0x20000 on arm64): how->flags.
 expect_match kprobe-btf-trace-read "$tr" \
-	"cat-[0-9]+ .* dfd=-100 filename=\"$D/hostname-b\" how_flags=32768$"
+	"cat-[0-9]+ .* dfd=-100 filename=\"$D/hostname-b\" how_flags=$O_LARGEFILE\$"
 # The shell's >> is O_WRONLY|O_CREAT|O_APPEND (|O_LARGEFILE).
 line=$(printf '%s\n' "$tr" | grep -F "filename=\"$D/hostname-c\"" | head -n1)
 flags=$(printf '%s\n' "$line" | sed -n 's/.* how_flags=\([0-9]*\)$/\1/p')
@@ -122,7 +122,7 @@ expect_ok kprobe-btf-del ktrace probe del ktrace:do_sys_openat2
 # [N] on BTF arguments: a user string's bytes (user memory) and an array.
 expect_ok kprobe-btf-index-dryrun ktrace probe add --dry-run 'do_sys_openat2 c0=filename[0] c1=filename[1]'
 expect_match kprobe-btf-index-line "$OUT" \
-	'^p:ktrace/do_sys_openat2 do_sys_openat2 c0=\+u0\(%si\):[su]8 c1=\+u1\(%si\):[su]8$'
+	"^p:ktrace/do_sys_openat2 do_sys_openat2 c0=\\+u0\\($A1\\):[su]8 c1=\\+u1\\($A1\\):[su]8\$"
 expect_ok kprobe-btf-index-add ktrace probe add 'do_sys_openat2 c0=filename[0] c1=filename[1]'
 expect_ok kprobe-btf-index-enable ktrace enable ktrace:do_sys_openat2
 cat $D/hostname-b > /dev/null
@@ -150,10 +150,10 @@ expect_ok kprobe-ret-del ktrace probe del 'ktrace:vfs_read__return'
 echo > $T/trace
 
 # --- Raw fetchargs. -------------------------------------------------------
-spec='kt20raw=do_sys_openat2 %di $stack1 +0(%si):ustring $comm fd=%di:s32'
+spec="kt20raw=do_sys_openat2 $A0 \$stack1 +0($A1):ustring \$comm fd=$A0:s32"
 expect_ok kprobe-raw-dryrun ktrace probe add --dry-run "$spec"
 expect_eq kprobe-raw-line \
-	'p:ktrace/kt20raw do_sys_openat2 arg1=%di arg2=$stack1 arg3=+0(%si):ustring comm=$comm fd=%di:s32' \
+	"p:ktrace/kt20raw do_sys_openat2 arg1=$A0 arg2=\$stack1 arg3=+0($A1):ustring comm=\$comm fd=$A0:s32" \
 	"$OUT"
 expect_ok kprobe-raw-add ktrace probe add "$spec"
 expect_ok kprobe-raw-enable ktrace enable ktrace:kt20raw
@@ -168,8 +168,8 @@ echo > $T/trace
 # --- --dry-run writes nothing. ----------------------------------------------
 expect_ok kprobe-dry-keep ktrace probe add 'kt20keep=vfs_read file'
 before=$(dyn)
-expect_ok kprobe-dry-run ktrace probe add --dry-run 'kt20dry=do_sys_openat2 dfd fd=%di:s32'
-expect_eq kprobe-dry-exact-line 'p:ktrace/kt20dry do_sys_openat2 dfd=%di:s32 fd=%di:s32' "$OUT"
+expect_ok kprobe-dry-run ktrace probe add --dry-run "kt20dry=do_sys_openat2 dfd fd=$A0:s32"
+expect_eq kprobe-dry-exact-line "p:ktrace/kt20dry do_sys_openat2 dfd=$A0:s32 fd=$A0:s32" "$OUT"
 expect_eq kprobe-dry-unchanged "$before" "$(dyn)"
 [ -e $T/events/ktrace/kt20dry ] && fail kprobe-dry-no-event "$T/events/ktrace/kt20dry exists" ||
 	pass kprobe-dry-no-event

@@ -41,7 +41,7 @@ spec_line() {
 expect_ok kperr-setup ktrace probe add 'kt21:keep=vfs_read count'
 before=$(dyn)
 keepdef=$(grep 'kt21/keep ' $T/dynamic_events)
-expect_match kperr-setup-def "$keepdef" '^p:kt21/keep vfs_read count=%dx:u64$'
+expect_match kperr-setup-def "$keepdef" "^p:kt21/keep vfs_read count=$A2:u64\$"
 
 # --- Entry arguments at a return probe: 6.12 reads them ($argN), 6.1
 # cannot; there it is refused before anything is written. -----------------
@@ -164,7 +164,7 @@ expect_contains kperr-force-bad-refused "$OUT" "Invalid register name"
 expect_eq kperr-force-bad-keeps-old "$keepdef" "$(grep 'kt21/keep ' $T/dynamic_events)"
 expect_eq kperr-force-bad-unchanged "$before" "$(dyn)"
 expect_ok kperr-force ktrace probe add --force 'kt21:keep=vfs_read file'
-expect_match kperr-force-replaced "$(cat $T/dynamic_events)" '^p:kt21/keep vfs_read file=%di:'
+expect_match kperr-force-replaced "$(cat $T/dynamic_events)" "^p:kt21/keep vfs_read file=$A0:"
 
 # --- Bad names: usage errors (exit 2), nothing written. --------------------
 before=$(dyn)
@@ -174,7 +174,7 @@ expect_contains kperr-name-dotdot-message "$OUT" "bad probe name"
 expect_exit kperr-name-slash 2 ktrace probe add 'a/b=do_sys_open'
 expect_exit kperr-name-group 2 ktrace probe add '../g:ev=do_sys_open'
 expect_exit kperr-name-g 2 ktrace probe add -g ../g 'do_sys_open'
-expect_exit kperr-name-arg 2 ktrace probe add 'do_sys_openat2 ../a=%di'
+expect_exit kperr-name-arg 2 ktrace probe add "do_sys_openat2 ../a=$A0"
 expect_exit kperr-name-empty 2 ktrace probe add ''
 expect_exit kperr-del-bad-glob 2 ktrace probe del '../*'
 expect_eq kperr-names-unchanged "$before" "$(dyn)"

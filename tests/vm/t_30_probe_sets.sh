@@ -114,7 +114,7 @@ set_tcp() {
 	ip link set lo up 2>/dev/null
 	if begin tcp; then
 		run ktrace probe list "$G:*"
-		expect_match probeset-tcp-listed "$OUT" "^kprobe +$G:connect +tcp_v4_connect +daddr=\\+4\\(%si\\):x32 dport=\\+2\\(%si\\):x16$"
+		expect_match probeset-tcp-listed "$OUT" "^kprobe +$G:connect +tcp_v4_connect +daddr=\\+4\\($A1\\):x32 dport=\\+2\\($A1\\):x16$"
 		expect_match probeset-tcp-listed-ret "$OUT" "^kretprobe +$G:accept +inet_csk_accept "
 		nc -l -p 5555 > $TMPD/nc.out 2>&1 &
 		ncpid=$!

@@ -126,14 +126,15 @@ expect_match record-kretprobe-misses-line "$(cat $D/r.err)" \
 	'^ktrace record: .*vfs_read__return: [0-9]+ hits, [0-9]+ missed'
 
 # --- A :symbol argument prints the kernel's name for it (%pS), not hex. ---
-ktrace record -e 'kprobe:do_sys_openat2 at=%ip:symbol' -- cat $D/file-a \
+ktrace record -e "kprobe:do_sys_openat2 at=$RIP:symbol" -- cat $D/file-a \
 	> $D/s.out 2> $D/s.err
 expect_match record-kprobe-symbol-arg "$(event_lines $D/s.out)" \
 	' at=do_sys_openat2(\+0x[0-9a-f]+)?$'
 expect_no_inline_groups record-kprobe-symbol-removed
 
 # --- pgoff by name: do_mmap's 7th parameter on 6.12 (x86-64 passes it on
-# the stack: $stack1), its 6th on 6.1 (%r9); the same value either way. ---
+# the stack: $stack1; arm64 in x6), its 6th on 6.1 (%r9, x5); the same
+# value either way. ---
 ktrace record -e 'kprobe:do_mmap len pgoff' -- $TARGETS/mmapper > $D/m.out 2> $D/m.err
 expect_eq record-kprobe-mmapper-exit 0 "$?"
 expect_match record-kprobe-stack-arg "$(event_lines $D/m.out)" \

@@ -47,7 +47,7 @@ while [ $i -lt 8 ]; do
 	ms=$((RANDOM % 3000))
 	set -- record
 	case $((RANDOM % 2)) in
-	0) set -- "$@" -e 'kprobe:do_sys_openat2 filename=+0(%si):string' ;;
+	0) set -- "$@" -e "kprobe:do_sys_openat2 filename=+0($A1):string" ;;
 	*) set -- "$@" -e "uprobe:$TARGETS/probed:hot i" ;;
 	esac
 	[ $((RANDOM % 2)) = 0 ] && set -- "$@" -g
