@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Call stacks and CPU sampling on this kernel and architecture: record -g
+# unwinds a program built without frame pointers by DWARF CFI (libdw's
+# backend for the machine), a sampling event names where the CPU was, and
+# a recording read back gives the same frames.
+. /tests/lib.sh
+
+if ! have_ktrace; then
+	fail stacks-ktrace "no ktrace binary in the initramfs"
+	exit 1
+fi
+
+D=/tmp/kt45
+mkdir -p $D
+on_exit "rm -rf $D"
+
+# The user frames of each record, one line each ("f1;f2;...").
+frames() {
+	awk '/^ *[^ \t].* \[[0-9]+\] [0-9]+\.[0-9]+: / { if (f) print f; f = ""; next }
+		/^\t/ { sub(/\+0x.*/, "", $2); f = f (f ? ";" : "") $2 }
+		END { if (f) print f }' "$1"
+}
+
+# chain: main -> alpha_fn -> beta_fn -> gamma_fn -> syscall(getppid), 3
+# times; -O2 without frame pointers, as Debian builds.
+ktrace record -g -e syscalls:sys_enter_getppid -- $TARGETS/chain 3 > $D/c.out 2> $D/c.err
+expect_eq stacks-dwarf-exit 0 "$?"
+n=$(frames $D/c.out | grep -c 'gamma_fn;beta_fn;alpha_fn;main')
+expect_eq stacks-dwarf-chain 3 "$n"
+[ "$n" = 3 ] || _show "$(frames $D/c.out; cat $D/c.err)"
+
+# the same through a file
+ktrace record -g -o $D/c.kt -e syscalls:sys_enter_getppid -- $TARGETS/chain 2 > /dev/null 2> $D/c.err
+expect_ok stacks-file-report ktrace report -i $D/c.kt
+printf '%s\n' "$OUT" > $D/r.out
+expect_eq stacks-file-chain 2 "$(frames $D/r.out | grep -c 'gamma_fn;beta_fn;alpha_fn;main')"
+
+# cpu-clock samples land in the spinning functions of busy
+ktrace record -e cpu-clock -F 99 -- $TARGETS/busy 300 > $D/s.out 2> $D/s.err
+expect_eq stacks-sampling-exit 0 "$?"
+total=$(grep -c ' cpu-clock: ' $D/s.out)
+spin=$(grep ' cpu-clock: ' $D/s.out | grep -cE ' (inner|outer)_spin\+0x[0-9a-f]+ \(.*/busy\)$')
+if [ "$total" -ge 10 ] && [ "$spin" -ge $((total * 8 / 10)) ]; then
+	pass stacks-sampling-symbols
+else
+	fail stacks-sampling-symbols "$spin of $total samples in inner_spin/outer_spin"
+	_show "$(head -n 5 $D/s.out; cat $D/s.err)"
+fi
