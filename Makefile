@@ -20,7 +20,7 @@ WERROR ?= 0
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-PKGS := libtracefs libtraceevent libdw libelf libbpf
+PKGS := libtracefs libtraceevent libdw libelf libbpf liblzma
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 # The ktrace binary carries libdw, libelf and libbpf (their .a files come

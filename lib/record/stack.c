@@ -263,7 +263,6 @@ static bool is_perf_map(const char *path)
 
 static void ubin_load(struct ubin *b)
 {
-	struct stat st;
 	size_t nph;
 	Elf *elf;
 	int fd;
@@ -280,16 +279,9 @@ static void ubin_load(struct ubin *b)
 	elf_version(EV_CURRENT);
 	/* Paths may come from an untrusted file: regular files only, and
 	 * never block on a FIFO or a device. The vdso: ktrace's own. */
-	if (!strcmp(b->path, KT_VDSO_NAME))
-		fd = kt_vdso_path() ? open(kt_vdso_path(), O_RDONLY | O_CLOEXEC) :
-				      -1;
-	else
-		fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
-			  O_NOCTTY);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
+	fd = ktrace_open_regular(strcmp(b->path, KT_VDSO_NAME) ? b->path :
+				 kt_vdso_path() ? kt_vdso_path() : "");
+	if (fd < 0) {
 		kt_symtab_sort(&b->syms);
 		return;
 	}
@@ -312,7 +304,7 @@ static void ubin_load(struct ubin *b)
 	/* A stripped binary (Debian's) names its local functions only in
 	 * its separate debug file. */
 	if (!kt_symtab_add_elf(&b->syms, elf))
-		kt_symtab_add_debug(&b->syms, elf);
+		kt_symtab_add_debug(&b->syms, elf, b->path);
 	elf_end(elf);
 out:
 	close(fd);

@@ -14,6 +14,7 @@
 #include "sym/symtab.h"
 
 #include <elfutils/libdwelf.h>
+#include <lzma.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -229,36 +230,156 @@ bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf)
 	return symtab;
 }
 
-int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf)
+/* The symbols of the ELF file at path (a debug file); 0 or -errno. */
+static int add_file(struct kt_symtab *t, const char *path)
+{
+	int fd = ktrace_open_regular(path);
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e)
+		kt_symtab_add_elf(t, e);
+	elf_end(e);
+	close(fd);
+	return e ? 0 : -EINVAL;
+}
+
+/* CRC-32 (IEEE, as .gnu_debuglink records it) of the file at path; -1
+ * when it cannot be read. */
+static int64_t file_crc32(const char *path)
+{
+	static uint32_t table[256];
+	unsigned char buf[65536];
+	uint32_t crc = 0xffffffff;
+	int fd = ktrace_open_regular(path);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320 ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+	close(fd);
+	return n < 0 ? -1 : (int64_t)(crc ^ 0xffffffff);
+}
+
+/* The debug file .gnu_debuglink names, where gdb and perf look: next to
+ * the binary, in its .debug/, under /usr/lib/debug; its CRC must match
+ * (a stale debug file would name the wrong functions). */
+static int add_debuglink(struct kt_symtab *t, Elf *elf, const char *binary)
+{
+	static const char *const where[] = { "%s/%s", "%s/.debug/%s",
+					     "/usr/lib/debug%s/%s" };
+	GElf_Word crc;
+	const char *name = dwelf_elf_gnu_debuglink(elf, &crc), *slash;
+	char dir[4096], path[8192];
+
+	if (!name || !binary || strchr(name, '/'))
+		return -ENOENT;
+	slash = strrchr(binary, '/');
+	if (!slash || (size_t)(slash - binary) >= sizeof(dir))
+		return -ENOENT;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - binary), binary);
+	for (size_t i = 0; i < sizeof(where) / sizeof(*where); i++) {
+		snprintf(path, sizeof(path), where[i], dir, name);
+		if (strcmp(path, binary) && file_crc32(path) == crc)
+			return add_file(t, path);
+	}
+	return -ENOENT;
+}
+
+/* MiniDebugInfo (Fedora's): an xz-compressed ELF with the local function
+ * symbols in the section .gnu_debugdata. */
+#define MINIDEBUG_MAX (64u << 20)
+static int add_minidebuginfo(struct kt_symtab *t, Elf *elf)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	unsigned char *out = NULL;
+	size_t cap = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d = NULL;
+	lzma_ret lr;
+	Elf *mini;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, ".gnu_debugdata") && sh.sh_type == SHT_PROGBITS) {
+			d = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!d || !d->d_size)
+		return -ENOENT;
+	if (lzma_stream_decoder(&z, MINIDEBUG_MAX, 0) != LZMA_OK)
+		return -ENOMEM;
+	z.next_in = d->d_buf;
+	z.avail_in = d->d_size;
+	do {
+		if (!z.avail_out) {
+			unsigned char *nb;
+
+			if (cap >= MINIDEBUG_MAX)
+				break;
+			nb = realloc(out, cap ? cap * 2 : 1 << 16);
+			if (!nb)
+				break;
+			out = nb;
+			z.next_out = out + cap;
+			z.avail_out = cap ? cap : 1 << 16;
+			cap = cap ? cap * 2 : 1 << 16;
+		}
+		lr = lzma_code(&z, LZMA_FINISH);
+	} while (lr == LZMA_OK);
+	lzma_end(&z);
+	if (lr != LZMA_STREAM_END) {
+		free(out);
+		return -EINVAL;
+	}
+	mini = elf_memory((char *)out, cap - z.avail_out);
+	if (mini) {
+		kt_symtab_add_elf(t, mini);
+		elf_end(mini);
+	}
+	free(out);
+	return mini ? 0 : -EINVAL;
+}
+
+int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf, const char *binary)
 {
 	const unsigned char *id;
 	char path[256];
 	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	struct stat st;
-	Elf *dbg;
-	int fd, len;
+	int len;
 
-	if (n < 2 || n > 64)
-		return -ENOENT;
-	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/",
-		       id[0]);
-	for (ssize_t i = 1; i < n; i++)
-		len += snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
-	snprintf(path + len, sizeof(path) - len, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENOENT;
+	if (n >= 2 && n <= 64) {
+		len = snprintf(path, sizeof(path),
+			       "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (ssize_t i = 1; i < n; i++)
+			len += snprintf(path + len, sizeof(path) - len, "%02x",
+					id[i]);
+		snprintf(path + len, sizeof(path) - len, ".debug");
+		if (!add_file(t, path))
+			return 0;
 	}
-	dbg = elf_begin(fd, ELF_C_READ, NULL);
-	if (dbg) {
-		kt_symtab_add_elf(t, dbg);
-		elf_end(dbg);
-	}
-	close(fd);
-	return dbg ? 0 : -EINVAL;
+	if (!add_debuglink(t, elf, binary))
+		return 0;
+	return add_minidebuginfo(t, elf);
 }
 
 int kt_symtab_load_perf_map(struct kt_symtab *t, const char *path)

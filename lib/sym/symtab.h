@@ -50,9 +50,12 @@ typedef struct Elf Elf;
 /* Add the function symbols of elf (.symtab, .dynsym); true when it has
  * a .symtab (then it is not stripped). */
 bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf);
-/* Add those of elf's separate debug file, found by build-id under
- * /usr/lib/debug/.build-id; 0 or -errno (-ENOENT: none). */
-int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf);
+/* Add the names a stripped elf keeps elsewhere, as perf and gdb find
+ * them: its separate debug file by build-id (/usr/lib/debug/.build-id),
+ * else the one its .gnu_debuglink names (next to binary, its path; in
+ * .debug/; under /usr/lib/debug; the CRC must match), else its
+ * MiniDebugInfo (.gnu_debugdata, xz). 0 or -errno (-ENOENT: none). */
+int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf, const char *binary);
 /* The demangled form of a C++ name (a string the caller frees), or NULL
  * when name is not mangled or no demangler is installed (demangle.c). */
 char *kt_demangle(const char *name);
