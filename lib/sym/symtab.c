@@ -308,7 +308,7 @@ static int add_minidebuginfo(struct kt_symtab *t, Elf *elf)
 	size_t cap = 0, shstrndx;
 	Elf_Scn *scn = NULL;
 	Elf_Data *d = NULL;
-	lzma_ret lr;
+	lzma_ret lr = LZMA_MEM_ERROR;
 	Elf *mini;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
