@@ -65,6 +65,10 @@ void kt_state_unmark(struct ktrace_tfs *tfs, const char *kind,
  * returns it (free() it) or NULL. */
 int kt_state_write(struct ktrace_tfs *tfs, const char *kind,
 		   const char *name, const char *text);
+/* fn for each NAME marked as KIND; 0 or -errno. fn may unmark it. */
+int kt_state_list(struct ktrace_tfs *tfs, const char *kind,
+		  void (*fn)(struct ktrace_tfs *tfs, const char *name, void *ctx),
+		  void *ctx);
 char *kt_state_read(struct ktrace_tfs *tfs, const char *kind,
 		    const char *name);
 

@@ -89,7 +89,8 @@ int kt_write_file(const char *path, const char *buf, size_t len, int flags)
 	ssize_t r;
 	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	/* a file it creates (the state dir's marks) is root's alone */
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0600);
 	if (fd < 0)
 		return -errno;
 	r = write(fd, buf, len);

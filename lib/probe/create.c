@@ -274,6 +274,7 @@ int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
 		if (!ktrace_probe_destroy(tfs, d->system, d->name))
 			removed++;
 	}
+	kt_owner_prune(tfs, &ds);
 	kt_dyn_free(&ds);
 	return removed;
 }

@@ -191,3 +191,25 @@ bool kt_owner_known(struct ktrace_tfs *tfs, const char *group)
 {
 	return kt_state_has(tfs, "owner", group);
 }
+
+struct prune {
+	const struct kt_dyn_set *ds;
+};
+
+static void prune_one(struct ktrace_tfs *tfs, const char *group, void *ctx)
+{
+	const struct kt_dyn_set *ds = ((struct prune *)ctx)->ds;
+
+	for (int i = 0; i < ds->n; i++)
+		if (!strcmp(ds->v[i].system, group))
+			return;		/* its probes are there */
+	if (kt_owner_dead(tfs, group))
+		kt_owner_forget(tfs, group);
+}
+
+void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds)
+{
+	struct prune p = { ds };
+
+	kt_state_list(tfs, "owner", prune_one, &p);
+}

@@ -65,5 +65,9 @@ int kt_owner_record(struct ktrace_tfs *tfs, const char *group);
 bool kt_owner_dead(struct ktrace_tfs *tfs, const char *group);
 bool kt_owner_known(struct ktrace_tfs *tfs, const char *group);
 void kt_owner_forget(struct ktrace_tfs *tfs, const char *group);
+/* Drop the records of dead owners whose groups are gone (none in ds: a
+ * ktrace killed before its first probe, or a record left over). */
+struct kt_dyn_set;
+void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds);
 
 #endif

@@ -144,5 +144,15 @@ int ktrace_probes_undo(struct ktrace_probes *ps)
 			first = ret;
 	}
 	ps->made = 0;
+	/* this process's group is gone (or was never made): so is its
+	 * owner record */
+	if (!first && kt_owner_known(ps->tfs, ps->own_group)) {
+		char *dir = kt_path("%s/events/%s", ktrace_tfs_dir(ps->tfs),
+				    ps->own_group);
+
+		if (dir && access(dir, F_OK))
+			kt_owner_forget(ps->tfs, ps->own_group);
+		free(dir);
+	}
 	return first;
 }

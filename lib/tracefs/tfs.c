@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /* Finding (and if needed mounting) tracefs; user name and glob checks. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <mntent.h>
@@ -230,6 +231,25 @@ char *kt_state_read(struct ktrace_tfs *tfs, const char *kind,
 	text = kt_read_file(p, NULL);
 	free(p);
 	return text;
+}
+
+int kt_state_list(struct ktrace_tfs *tfs, const char *kind,
+		  void (*fn)(struct ktrace_tfs *tfs, const char *name, void *ctx),
+		  void *ctx)
+{
+	size_t klen = strlen(kind);
+	struct dirent *de;
+	DIR *d = opendir(tfs->state_dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, kind, klen) &&
+		    de->d_name[klen] == '.' && de->d_name[klen + 1] &&
+		    !ktrace_name_check(de->d_name + klen + 1))
+			fn(tfs, de->d_name + klen + 1, ctx);
+	closedir(d);
+	return 0;
 }
 
 int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name)

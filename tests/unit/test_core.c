@@ -527,6 +527,14 @@ static void test_probe_sweep(void **state)
 		assert_non_null(f);
 		fputs(rec, f);
 		fclose(f);
+		/* a record of a dead owner that made no probe (killed
+		 * before its first): pruned */
+		snprintf(path, sizeof(path), "%s/owner.ktrace_%d_0badc0de",
+			 getenv("KTRACE_STATE_DIR"), (int)dead);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(rec, f);
+		fclose(f);
 	}
 	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);	/* a listing */
 	assert_non_null(evs);
@@ -548,6 +556,9 @@ static void test_probe_sweep(void **state)
 	assert_null(strstr(after, "-:other/"));
 	assert_null(strstr(after, "-:ktrace_99999/"));
 	free(after);
+	snprintf(line, sizeof(line), "%s/owner.ktrace_%d_0badc0de",
+		 getenv("KTRACE_STATE_DIR"), (int)dead);
+	assert_int_equal(access(line, F_OK), -1);
 	ktrace_probes_free(ps);
 	ktrace_tfs_free(tfs);
 	fake_tfs_remove(root);
