@@ -658,8 +658,10 @@ t_record_sampling_cpu_clock() {
 	$KTRACE record -g -o $RT.dat -e cpu-clock -F 50 -e syscalls:sys_enter_getppid -- $BUSY 400 >/dev/null 2>$RT.err \
 		|| fail "record -g -o: $(cat $RT.err)" || return 1
 	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	# (a sample may fall in the loader or the kernel before main: on a
+	# loaded machine, ASan's run among them, 2 or 3 of the 20 did)
 	n=$(chain_frames $RT.rep | grep -cE '^(inner_spin;)?outer_spin;main;__libc_start_call_main;__libc_start_main;_start$')
-	[ "$n" -ge 18 ] || fail "sampled stacks: $n of $(grep -c cpu-clock $RT.rep)" || return 1
+	[ "$n" -ge 16 ] || fail "sampled stacks: $n of $(grep -c cpu-clock $RT.rep): $(chain_frames $RT.rep | sort | uniq -c | sort -rn | head -4)" || return 1
 	$KTRACE report --json -i $RT.dat | python3 -c '
 import json, sys
 recs = [json.loads(l) for l in sys.stdin]
