@@ -65,7 +65,18 @@ while [ $i -lt $ntrials ]; do
 	kp=$!
 	usleep $((ms * 1000))
 	kill -$sig $kp 2>/dev/null
-	# the traced command goes with a stopped ktrace, except after KILL
+	# the traced command goes with a stopped ktrace, except after KILL;
+	# ktrace ends within 20 s of the signal, or that is a failure
+	w=0
+	while kill -0 $kp 2>/dev/null && [ $w -lt 200 ]; do
+		usleep 100000
+		w=$((w + 1))
+	done
+	if kill -0 $kp 2>/dev/null; then
+		fail chaos-$i-stuck "SIG$sig after $ms ms ($*): ktrace still runs 20 s later"
+		_show "$(cat /proc/$kp/status 2>/dev/null | grep -E 'State|SigBlk|SigCgt'; cat /proc/$kp/wchan 2>/dev/null; echo; cat $D/c.err)"
+		kill -KILL $kp 2>/dev/null
+	fi
 	wait $kp 2>/dev/null
 	for p in /proc/[0-9]*; do
 		grep -q "probed.100000000" $p/cmdline 2>/dev/null &&
@@ -73,16 +84,17 @@ while [ $i -lt $ntrials ]; do
 	done
 	if [ $sig = KILL ]; then
 		# the next start sweeps the dead session's group
-		ktrace record -e 'kprobe:vfs_read' -- true > /dev/null 2>&1
+		timeout 60 ktrace record -e 'kprobe:vfs_read' -- true > /dev/null 2>&1
+		[ $? = 124 ] && fail chaos-$i-next-start "the start after SIG$sig did not end in 60 s"
 		if [ -n "$out" ] && [ -s "$out" ]; then
 			killed_files=$((killed_files + 1))
-			n=$(ktrace report -i $out 2>&1 >/dev/null |
+			n=$(timeout 60 ktrace report -i $out 2>&1 >/dev/null |
 				sed -n 's/.*: \([0-9]*\) records recovered$/\1/p')
 			recovered=$((recovered + ${n:-0}))
 		fi
 	elif [ -n "$out" ] && [ -s "$out" ]; then
 		# stopped cleanly: a whole file
-		if ! ktrace report -i $out > /dev/null 2> $D/r.err; then
+		if ! timeout 60 ktrace report -i $out > /dev/null 2> $D/r.err; then
 			fail chaos-$i-file "SIG$sig after $ms ms: $(cat $D/r.err)"
 		fi
 	fi
