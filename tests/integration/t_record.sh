@@ -716,8 +716,9 @@ t_report_perfetto_trace() {
 	$KTRACE record -e sched:sched_switch -e syscalls:sys_enter_getppid \
 		-e cpu-clock -F 199 -g -o $RT.kt -- $BUSY 300 2>$RT.err ||
 		fail "record: $(cat $RT.err)" || return 1
-	# the whole machine while syscaller makes 100 calls every 10 ms
-	$SYSC 100 0 loop >/dev/null &
+	# the whole machine while syscaller makes 20 calls every 10 ms (few
+	# enough that a slower ktrace, ASan's, loses none of its switches)
+	$SYSC 20 0 loop >/dev/null &
 	local sp=$!
 	$KTRACE record -a -d 0.5 -e sched:sched_switch -e syscalls:sys_enter_getppid \
 		-o $RT.kt2 2>$RT.err
@@ -731,7 +732,7 @@ t_report_perfetto_trace() {
 	# as many instants as text lines
 	n=$(awk '$2 == "i" && $3 == "syscalls:sys_enter_getppid" {print $4}' $RT.chk)
 	expect_eq "getppid instants" "$n" "$($KTRACE report -i $RT.kt2 | grep -c ' syscalls:sys_enter_getppid: ')" || return 1
-	[ "$n" -ge 1000 ] || fail "$n getppid instants in 0.5 s" || return 1
+	[ "$n" -ge 400 ] || fail "$n getppid instants in 0.5 s" || return 1
 	# the instants carry their fields: the syscall number of getppid
 	python3 - $RT.json $GETPPID_NR <<-'PY' || fail "getppid instant fields" || return 1
 		import json, sys
