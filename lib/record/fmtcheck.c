@@ -465,7 +465,7 @@ static bool divisor(struct parser *ps)
 	}
 	while (open--)
 		if (!is(l, ")"))
-			return fail(ps, "its print fmt divides by something other than a positive constant");
+			return fail(ps, "its print fmt divides by something other than a positive constant or a field");
 		else
 			next(l);
 	return true;
@@ -715,6 +715,28 @@ bool kt_raw_fits(const struct tep_event *te, const void *raw, size_t size)
 		}
 	}
 	return true;
+}
+
+uint32_t kt_raw_need(const struct tep_event *te, bool *dynamic)
+{
+	uint64_t need = 0;
+
+	*dynamic = false;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct tep_format_field *f = pass ? te->format.fields :
+						     te->format.common_fields;
+
+		for (; f; f = f->next) {
+			uint64_t end = (uint64_t)f->offset + (uint64_t)f->size;
+
+			if (f->offset < 0 || f->size < 0)
+				return UINT32_MAX;
+			if (end > need)
+				need = end;
+			*dynamic |= f->flags & TEP_FIELD_IS_DYNAMIC;
+		}
+	}
+	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
 }
 
 /*

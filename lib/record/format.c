@@ -195,6 +195,15 @@ static int append_seq(struct ktrace_record *r, size_t *used)
  * is written by hand; only the event's own print format goes through
  * libtraceevent, and not at all when it is empty.
  */
+/* Does the record hold its event's fields? One compare per record; the
+ * fields walked only for events with __data_loc fields. */
+static inline bool raw_holds(const struct rec_event *e,
+			     const struct ktrace_sample *s)
+{
+	return s->raw_size >= e->raw_min &&
+	       (!e->raw_dyn || kt_raw_fits(e->te, s->raw, s->raw_size));
+}
+
 static const char *format_text(struct ktrace_record *r,
 			       const struct ktrace_sample *s,
 			       const struct rec_event *e, size_t *len)
@@ -258,7 +267,7 @@ static const char *format_text(struct ktrace_record *r,
 		/* a record its format does not fit (a damaged file) is
 		 * not decoded: its fields would be read past its end; nor
 		 * one whose print fmt would divide by zero */
-		if (!kt_raw_fits(e->te, s->raw, s->raw_size))
+		if (!raw_holds(e, s))
 			trace_seq_printf(&r->seq,
 					 "[fields unreadable: %zu bytes do not hold the event's format]",
 					 (size_t)s->raw_size);
@@ -351,7 +360,7 @@ void kt_record_mark_sym_fields(struct ktrace_record *r,
 
 	trace_seq_reset(&r->symseq);
 	if (s->event >= 0 && r->ev[s->event].te &&
-	    kt_raw_fits(r->ev[s->event].te, s->raw, s->raw_size) &&
+	    raw_holds(&r->ev[s->event], s) &&
 	    !kt_zero_divisor(r->ev[s->event].div, r->ev[s->event].ndiv,
 			     s->raw))
 		tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);

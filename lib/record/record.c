@@ -197,6 +197,7 @@ int kt_record_add_format(struct ktrace_record *r, const char *system,
 	e = ev_slot(r);
 	if (!e)
 		return -ENOMEM;
+	e->raw_min = kt_raw_need(te, &e->raw_dyn);
 	e->ndiv = 0;
 	for (int i = 0; i < fi.ndiv; i++) {
 		struct tep_format_field *f = tep_find_field(te, fi.div[i]);

@@ -59,6 +59,10 @@ struct rec_event {
 	 * decoded (libtraceevent would divide by zero) */
 	struct tep_format_field *div[KT_FMT_MAX_DIV];
 	int ndiv;
+	/* the bytes its fixed fields need; with __data_loc fields, each
+	 * record's is checked (kt_raw_fits) */
+	uint32_t raw_min;
+	bool raw_dyn;
 };
 
 struct rec_id {
@@ -192,6 +196,9 @@ int kt_format_check(const char *text, size_t len, struct kt_fmt_info *info,
 /* Are all of te's fields (and dynamic fields' data) inside raw/size? */
 struct tep_event;
 bool kt_raw_fits(const struct tep_event *te, const void *raw, size_t size);
+/* What every record of te needs: the end of its last fixed field, and
+ * whether it has __data_loc fields (their data is per record). */
+uint32_t kt_raw_need(const struct tep_event *te, bool *dynamic);
 struct tep_format_field;
 const char *kt_zero_divisor(struct tep_format_field *const *div, int ndiv,
 			    const void *raw);

@@ -521,20 +521,17 @@ static void test_probe_sweep(void **state)
 			 ktrace_tfs_dir(tfs), (int)dead,
 			 strtoull(strchr(ns, '[') + 1, NULL, 10));
 		mkdir(getenv("KTRACE_STATE_DIR"), 0700);
-		snprintf(path, sizeof(path), "%s/owner.ktrace_%d",
-			 getenv("KTRACE_STATE_DIR"), (int)dead);
-		f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(rec, f);
-		fclose(f);
-		/* a record of a dead owner that made no probe (killed
-		 * before its first): pruned */
-		snprintf(path, sizeof(path), "%s/owner.ktrace_%d_0badc0de",
-			 getenv("KTRACE_STATE_DIR"), (int)dead);
-		f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(rec, f);
-		fclose(f);
+		/* the second: a dead owner that made no probe (killed
+		 * before its first), pruned */
+		for (int k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "%s/owner.ktrace_%d%s",
+				 getenv("KTRACE_STATE_DIR"), (int)dead,
+				 k ? "_0badc0de" : "");
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs(rec, f);
+			fclose(f);
+		}
 	}
 	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);	/* a listing */
 	assert_non_null(evs);
