@@ -241,10 +241,11 @@ void kt_profile_free(struct kt_profile *p);	/* empty again */
 /*
  * report --perfetto (cmd/perfetto.c): replay rec into f as a Trace Event
  * Format JSON file. Returns what ktrace_record_replay() returned; *error
- * gets 0, -ENOMEM or -EIO (the stream failed).
+ * gets 0, -ENOMEM or -EIO (the stream failed); *missed the number of
+ * context switches the kernel did not deliver (their slices say so).
  */
 long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
-		       FILE *f, int *error);
+		       FILE *f, int *error, unsigned long *missed);
 
 struct kt_flame;
 struct kt_flame *kt_flame_alloc(void);		/* NULL: no memory */

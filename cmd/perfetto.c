@@ -46,6 +46,14 @@ struct cpu_track {
 	int tid;		/* the task on it since start */
 	char comm[32];
 	uint64_t start;
+	/*
+	 * A record on this CPU from a task other than tid: a switch the
+	 * kernel did not deliver (seen on 6.18, with perf and ftrace alike,
+	 * for idle -> task). other_tid ran from other_at at the latest.
+	 */
+	bool other;
+	int other_tid;
+	uint64_t other_at;
 };
 
 struct pf_run {
@@ -57,6 +65,7 @@ struct pf_run {
 	bool any;
 	struct cpu_track *cpus;
 	int nr_cpus;
+	unsigned long missed;	/* switches not recorded (see cpu_track) */
 	/* stack frames: a vector of nodes (id = index + 1) and a hash */
 	struct sf_node *sf;
 	uint32_t nr_sf, cap_sf;
@@ -192,25 +201,83 @@ static void ev_begin(struct pf_run *run, const char *ph, const char *name,
 	kt_jint(j, "tid", tid);
 }
 
+/*
+ * A slice on cpu's track from start to now: name (tid) ran there; note,
+ * when not NULL, says what of it was not recorded.
+ */
+static void slice_put(struct pf_run *run, int cpu, const char *name, int tid,
+		      uint64_t start, uint64_t now, const char *end_state,
+		      const char *note)
+{
+	struct ktrace_json *j = run->j;
+
+	if (now < start)
+		now = start;
+	ev_begin(run, "X", name, start, KT_CPU_PID, KT_CPU_PID + cpu);
+	put_ts(j, "dur", now - start);
+	kt_jstr(j, "cat", "sched");
+	ktrace_json_key(j, "args");
+	ktrace_json_object_begin(j);
+	if (tid >= 0)
+		kt_jint(j, "tid", tid);
+	if (end_state)
+		kt_jstr(j, "end_state", end_state);
+	if (note)
+		kt_jstr(j, "not_recorded", note);
+	ktrace_json_object_end(j);
+	ktrace_json_object_end(j);
+}
+
 /* The slice of the task that ran on cpu up to now. */
 static void cpu_slice(struct pf_run *run, int cpu, uint64_t now,
 		      const char *end_state)
 {
 	struct cpu_track *c = &run->cpus[cpu];
-	struct ktrace_json *j = run->j;
 
-	if (now < c->start)
-		now = c->start;
-	ev_begin(run, "X", c->comm, c->start, KT_CPU_PID, KT_CPU_PID + cpu);
-	put_ts(j, "dur", now - c->start);
-	kt_jstr(j, "cat", "sched");
-	ktrace_json_key(j, "args");
-	ktrace_json_object_begin(j);
-	kt_jint(j, "tid", c->tid);
-	if (end_state)
-		kt_jstr(j, "end_state", end_state);
-	ktrace_json_object_end(j);
-	ktrace_json_object_end(j);
+	slice_put(run, cpu, c->comm, c->tid, c->start, now, end_state, NULL);
+}
+
+/*
+ * A switch out of prev_pid while the track holds another task: the switch
+ * to prev_pid was not recorded. Its time is known only when a record of
+ * prev_pid came from this CPU since: the track's task ends there and
+ * prev_pid's slice starts there. Without one, the whole span is a slice
+ * named for what is known: neither task can be said to own it.
+ */
+static void missed_switch(struct pf_run *run, int cpu, int prev_pid,
+			  const char *prev_comm, uint64_t now, const char *st)
+{
+	struct cpu_track *c = &run->cpus[cpu];
+	char name[80];
+
+	run->missed++;
+	if (c->other && c->other_tid == prev_pid && c->other_at >= c->start) {
+		slice_put(run, cpu, c->comm, c->tid, c->start, c->other_at,
+			  NULL, "its end: the next switch was not recorded");
+		slice_put(run, cpu, prev_comm, prev_pid, c->other_at, now, st,
+			  "its start: it ran from its first record on");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s or %s", c->comm, prev_comm);
+	slice_put(run, cpu, name, -1, c->start, now, st,
+		  "a switch between the two, with no record to place it");
+}
+
+/* A record other than a switch: evidence of who runs on its CPU. */
+static void cpu_evidence(struct pf_run *run, const struct ktrace_sample *s)
+{
+	struct cpu_track *c;
+
+	if (s->cpu < 0 || s->cpu >= run->nr_cpus)
+		return;
+	c = &run->cpus[s->cpu];
+	if (!c->seen || s->tid == c->tid)
+		return;
+	if (!c->other || c->other_tid != s->tid) {
+		c->other = true;
+		c->other_tid = s->tid;
+		c->other_at = s->time;
+	}
 }
 
 /* sched_switch's prev_state as the kernel's print fmt shows it. */
@@ -268,7 +335,12 @@ static int on_switch(struct pf_run *run, const struct ktrace_sample *s)
 		c->start = run->first;
 	}
 	state_text(prev_state, st, sizeof(st));
-	cpu_slice(run, s->cpu, s->time, st);
+	if (c->tid != (int)prev_pid)
+		missed_switch(run, s->cpu, (int)prev_pid, prev_comm, s->time,
+			      st);
+	else
+		cpu_slice(run, s->cpu, s->time, st);
+	c->other = false;
 	c->tid = (int)next_pid;
 	snprintf(c->comm, sizeof(c->comm), "%s", next_comm);
 	c->start = s->time;
@@ -323,6 +395,7 @@ static int on_record(void *arg, const struct ktrace_sample *s)
 		if (ret != -EINVAL)
 			return run->error = ret;
 	}
+	cpu_evidence(run, s);
 	if (task_note(run, s->pid, s->tid))
 		return run->error = -ENOMEM;
 	n = ktrace_record_frames(run->rec, s, fr, MAX_FRAMES);
@@ -390,9 +463,23 @@ static void write_tail(struct pf_run *run)
 	struct ktrace_json *j = run->j;
 	char name[32];
 
-	for (int c = 0; c < run->nr_cpus; c++)
-		if (run->cpus[c].seen)
+	for (int c = 0; c < run->nr_cpus; c++) {
+		struct cpu_track *t = &run->cpus[c];
+
+		if (!t->seen)
+			continue;
+		if (!t->other || t->other_at < t->start) {
 			cpu_slice(run, c, run->last, NULL);
+			continue;
+		}
+		/* a switch after the last one recorded was not */
+		run->missed++;
+		ktrace_record_comm(run->rec, t->other_tid, name, sizeof(name));
+		slice_put(run, c, t->comm, t->tid, t->start, t->other_at, NULL,
+			  "its end: the next switch was not recorded");
+		slice_put(run, c, name, t->other_tid, t->other_at, run->last,
+			  NULL, "its start: it ran from its first record on");
+	}
 	if (run->nr_cpus) {
 		meta(run, "process_name", KT_CPU_PID, 0, "name", "CPUs", 0);
 		meta(run, "process_sort_index", KT_CPU_PID, 0, NULL, NULL, -1);
@@ -447,7 +534,7 @@ static void write_tail(struct pf_run *run)
 }
 
 long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
-		       FILE *f, int *error)
+		       FILE *f, int *error, unsigned long *missed)
 {
 	struct pf_run run = { .ctx = ctx, .rec = rec, .switch_ev = -1 };
 	long n;
@@ -473,6 +560,7 @@ long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
 		write_tail(&run);
 	ret = ktrace_json_free(run.j);
 	*error = run.error ? run.error : ret;
+	*missed = run.missed;
 	for (uint32_t i = 0; i < run.nr_sf; i++) {
 		free(run.sf[i].name);
 		free(run.sf[i].dso);

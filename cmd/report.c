@@ -276,6 +276,7 @@ static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
 		    const char *path, const char *input)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "we") : ctx->out;
+	unsigned long missed = 0;
 	int error = 0;
 	long n;
 
@@ -283,10 +284,14 @@ static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
 		ktrace_record_free(rec);
 		return kt_error(ctx, KT_FAIL, "cannot write '%s': %m", path);
 	}
-	n = kt_perfetto_write(ctx, rec, f, &error);
+	n = kt_perfetto_write(ctx, rec, f, &error, &missed);
 	if (f != ctx->out && fclose(f) && !error)
 		error = -errno;
 	note_truncated(ctx, rec, input, n);
+	if (n >= 0 && missed)
+		fprintf(ctx->err,
+			"ktrace report: %lu context switches were not recorded by the kernel (a switch's previous task is not the one last switched in): their CPU slices say \"not_recorded\"\n",
+			missed);
 	ktrace_record_free(rec);
 	if (n < 0)
 		return kt_error(ctx, KT_FAIL, "'%s': %s", input,

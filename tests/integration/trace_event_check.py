@@ -22,7 +22,9 @@ Format" document) and from what its two viewers require:
 
 Usage: trace_event_check.py FILE  -> exit 1 with the first broken rule, or
 prints "ok" and then one line per fact: "count PH NAME N", "thread PID TID
-NAME", "slice CPU-TID NAME", "stack NAME outer;...;inner".
+NAME", "slice CPU-TID NAME", "late CPU-TID NAME" (a slice whose start is
+a task's first record, its switch-in not recorded), "stack NAME
+outer;...;inner".
 """
 import json
 import sys
@@ -106,6 +108,8 @@ def main():
                 die(where + ": dur %r" % ev.get("dur"))
             slices.setdefault((ev["pid"], ev["tid"]), []).append((ev["ts"], ev["ts"] + ev["dur"], i))
             facts.append("slice %d %s" % (ev["tid"], ev["name"]))
+            if str(ev.get("args", {}).get("not_recorded", "")).startswith("its start"):
+                facts.append("late %d %s" % (ev["tid"], ev["name"]))
         if ph in ("i", "I") and ev.get("s", "t") not in ("g", "p", "t"):
             die(where + ": instant scope %r" % ev.get("s"))
         if "sf" in ev:
