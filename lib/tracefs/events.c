@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /* Listing the events of a tracefs tree, with their kind and format. */
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -270,15 +271,20 @@ static void key_sort(const struct ev_entry *v, struct ev_key *k,
 	memcpy(k, tmp, o * sizeof(*k));
 }
 
-/* Bytes [from, from + n) of s, big-endian, zero past its end. */
-static uint64_t name_bytes(const char *s, size_t from, int n)
+/*
+ * The first 14 bytes of s, zero past its end, big-endian: 6 of them into
+ * the low bits of *hi, 8 into *lo.
+ */
+static void name_key(const char *s, uint64_t *hi, uint64_t *lo)
 {
-	uint64_t v = 0;
-	size_t len = strnlen(s, from + n);
+	unsigned char b[16] = { 0 };
+	uint64_t x, y;
 
-	for (int i = 0; i < n; i++)
-		v = v << 8 | (from + i < len ? (unsigned char)s[from + i] : 0);
-	return v;
+	memcpy(b, s, strnlen(s, 14));
+	memcpy(&x, b, 8);
+	memcpy(&y, b + 6, 8);
+	*hi |= be64toh(x) >> 16;
+	*lo = be64toh(y);
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -288,8 +294,8 @@ static int str_cmp(const void *a, const void *b)
 
 /*
  * Rank of each entry's system in sorted order, in k[i].hi. Entries of one
- * system mostly come in runs, so only the runs' names are sorted. 0 or
- * -ENOMEM.
+ * system mostly come in runs, so only the runs' names are sorted. The
+ * number of systems, or -ENOMEM.
  */
 static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
 {
@@ -317,7 +323,7 @@ static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
 		k[i].hi = (uint64_t)(r - runs) << 48;
 	}
 	free(runs);
-	return 0;
+	return nuniq;
 }
 
 /*
@@ -327,20 +333,28 @@ static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
  */
 static int ev_sort(struct ktrace_events *evs)
 {
-	struct ev_key *k = malloc(2 * evs->n * sizeof(*k));
+	struct ev_key *k = malloc(2 * evs->n * sizeof(*k)), *t = k + evs->n;
+	int nsys = k ? rank_systems(evs, k) : -ENOMEM;
+	int *at = nsys >= 0 ? calloc(nsys + 1, sizeof(*at)) : NULL;
 
-	if (!k || rank_systems(evs, k)) {
+	if (!at) {
 		free(k);
 		return -ENOMEM;
 	}
 	for (int i = 0; i < evs->n; i++) {
-		const char *name = evs->v[i].pub.name;
-
-		k[i].hi |= name_bytes(name, 0, 6);
-		k[i].lo = name_bytes(name, 6, 8);
+		name_key(evs->v[i].pub.name, &k[i].hi, &k[i].lo);
 		k[i].i = i;
+		at[(k[i].hi >> 48) + 1]++;
 	}
-	key_sort(evs->v, k, k + evs->n, evs->n);
+	/* by system first (counting), then each system's run by name */
+	for (int r = 0; r < nsys; r++)
+		at[r + 1] += at[r];
+	for (int i = 0; i < evs->n; i++)
+		t[at[k[i].hi >> 48]++] = k[i];
+	memcpy(k, t, evs->n * sizeof(*k));
+	for (int r = 0, from = 0; r < nsys; from = at[r++])
+		key_sort(evs->v, k + from, t, at[r] - from);
+	free(at);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
 		struct ev_entry tmp;
