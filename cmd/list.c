@@ -219,11 +219,10 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 
 		if (kind >= 0 && (int)e->kind != kind)
 			continue;
-		if (ctx->json) {
-			print_json_event(j, e, fmt);
-		} else {
+		if (lb)
 			print_text_event(ctx->out, lb, e, fields, fmt);
-		}
+		else
+			print_json_event(j, e, fmt);
 		shown++;
 	}
 	if (lb)

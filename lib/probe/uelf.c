@@ -471,82 +471,27 @@ int kt_ures_off_to_vaddr(const struct uresolve *ur, unsigned long off,
 /* ----------------------------------------------------------------- symbols */
 
 /* Version names of SHT_GNU_verdef, indexed by vd_ndx. */
-static char **read_verdefs(Elf *elf, Elf_Scn *scn, size_t *count)
+struct sym_load {
+	struct uresolve *ur;
+	size_t cap;
+};
+
+static int add_sym(const struct kt_elf_sym *es, void *arg)
 {
-	GElf_Shdr sh;
-	Elf_Data *data;
-	char **names = NULL;
-	size_t n = 0;
-	int off = 0;
-
-	if (!gelf_getshdr(scn, &sh))
-		return NULL;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return NULL;
-	for (;;) {
-		GElf_Verdef vd;
-		GElf_Verdaux va;
-
-		if (!gelf_getverdef(data, off, &vd))
-			break;
-		if (vd.vd_cnt && gelf_getverdaux(data, off + vd.vd_aux, &va)) {
-			const char *s = elf_strptr(elf, sh.sh_link, va.vda_name);
-
-			if (s && vd.vd_ndx < 0x8000) {
-				if (vd.vd_ndx >= n) {
-					char **nn = realloc(names,
-						(vd.vd_ndx + 1) * sizeof(*nn));
-
-					if (!nn)
-						break;
-					memset(nn + n, 0,
-					       (vd.vd_ndx + 1 - n) * sizeof(*nn));
-					names = nn;
-					n = vd.vd_ndx + 1;
-				}
-				names[vd.vd_ndx] = (char *)s;
-			}
-		}
-		if (!vd.vd_next)
-			break;
-		off += vd.vd_next;
-	}
-	*count = n;
-	return names;
-}
-
-static bool sym_is_code(Elf *elf, const GElf_Sym *s)
-{
-	int type = GELF_ST_TYPE(s->st_info);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-
-	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE ||
-	    !s->st_value)
-		return false;
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		return true;
-	if (type != STT_NOTYPE)
-		return false;
-	scn = elf_getscn(elf, s->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-}
-
-static int add_sym(struct uresolve *ur, size_t *cap, const char *raw,
-		   const char *ver, bool hidden, const GElf_Sym *s)
-{
+	struct sym_load *ld = arg;
+	struct uresolve *ur = ld->ur;
+	const char *raw = es->name, *ver = es->version, *at;
+	bool hidden = es->hidden;
 	struct usym *u;
-	const char *at;
 
-	if (ur->nsyms == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
+	if (ur->nsyms == ld->cap) {
+		size_t nc = ld->cap ? ld->cap * 2 : 256;
 		struct usym *n = realloc(ur->syms, nc * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		ur->syms = n;
-		*cap = nc;
+		ld->cap = nc;
 	}
 	u = &ur->syms[ur->nsyms];
 	memset(u, 0, sizeof(*u));
@@ -564,8 +509,8 @@ static int add_sym(struct uresolve *ur, size_t *cap, const char *raw,
 		return -ENOMEM;
 	}
 	u->hidden = hidden;
-	u->addr = s->st_value;
-	u->size = s->st_size;
+	u->addr = es->sym.st_value;
+	u->size = es->sym.st_size;
 	u->demangled = kt_demangle(u->name);
 	ur->nsyms++;
 	return 0;
@@ -573,73 +518,17 @@ static int add_sym(struct uresolve *ur, size_t *cap, const char *raw,
 
 static int load_syms(struct uresolve *ur)
 {
-	Elf_Scn *scn = NULL, *versym_scn = NULL, *verdef_scn = NULL;
-	size_t cap = 0;
-	int ret = 0;
+	struct sym_load ld = { .ur = ur };
+	int ret;
 
 	if (ur->syms_loaded)
 		return 0;
-	while ((scn = elf_nextscn(ur->elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_GNU_versym)
-			versym_scn = scn;
-		else if (sh.sh_type == SHT_GNU_verdef)
-			verdef_scn = scn;
-	}
-	scn = NULL;
-	while (!ret && (scn = elf_nextscn(ur->elf, scn))) {
-		Elf_Data *data, *vdata = NULL;
-		char **vnames = NULL;
-		size_t nvnames = 0, i, n;
-		GElf_Shdr sh;
-		bool dyn;
-
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
-			continue;
-		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
-			continue;
-		dyn = sh.sh_type == SHT_DYNSYM;
-		if (!dyn)
-			ur->has_symtab = true;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		if (dyn && versym_scn) {
-			vdata = elf_getdata(versym_scn, NULL);
-			if (verdef_scn)
-				vnames = read_verdefs(ur->elf, verdef_scn,
-						      &nvnames);
-		}
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n && !ret; i++) {
-			const char *name, *ver = NULL;
-			bool hidden = false;
-			GElf_Versym vs;
-			GElf_Sym s;
-
-			if (!gelf_getsym(data, i, &s) || !sym_is_code(ur->elf, &s))
-				continue;
-			name = elf_strptr(ur->elf, sh.sh_link, s.st_name);
-			if (!name || !*name)
-				continue;
-			if (vdata && gelf_getversym(vdata, i, &vs)) {
-				size_t idx = vs & 0x7fff;
-
-				hidden = vs & 0x8000;
-				if (idx > 1 && idx < nvnames)
-					ver = vnames[idx];
-			}
-			ret = add_sym(ur, &cap, name, ver, hidden, &s);
-		}
-		free(vnames);
-	}
-	if (ret) {
+	ret = kt_elf_code_syms(ur->elf, add_sym, &ld);
+	if (ret < 0) {
 		free_syms(ur);
 		return ret;
 	}
+	ur->has_symtab = ret == 1;
 	ur->syms_loaded = true;
 	return 0;
 }

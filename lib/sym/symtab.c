@@ -196,38 +196,24 @@ static int name_prio(const char *n, unsigned char info)
 	       (len < 65535 ? len : 65535);
 }
 
+/* Functions only: an untyped label has no size, so no extent to hold an
+ * address (the nearest name below would be a guess). */
+static int add_elf_sym(const struct kt_elf_sym *es, void *arg)
+{
+	struct kt_symtab *t = arg;
+	int type = GELF_ST_TYPE(es->sym.st_info);
+
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return 0;
+	if (kt_symtab_add(t, es->sym.st_value, es->sym.st_size, es->name))
+		return 0;	/* a name lost to memory: still the others */
+	t->v[t->n - 1].prio = name_prio(es->name, es->sym.st_info);
+	return 0;
+}
+
 bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	bool symtab = false;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    sh.sh_type == SHT_NOBITS)
-			continue;
-		symtab |= sh.sh_type == SHT_SYMTAB;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize &&
-				   i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &s) ||
-			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			n = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!n || !*n ||
-			    kt_symtab_add(t, s.st_value, s.st_size, n))
-				continue;
-			t->v[t->n - 1].prio = name_prio(n, s.st_info);
-		}
-	}
-	return symtab;
+	return kt_elf_code_syms(elf, add_elf_sym, t) == 1;
 }
 
 /* The symbols of the ELF file at path (a debug file); 0 or -errno. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <gelf.h>
 
 /* A sorted address -> name table (kernel symbols, a binary's symbols). */
 struct kt_sym {
@@ -50,6 +51,24 @@ typedef struct Elf Elf;
 /* Add the function symbols of elf (.symtab, .dynsym); true when it has
  * a .symtab (then it is not stripped). */
 bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf);
+
+/* One code symbol of an ELF file, as kt_elf_code_syms() passes it. */
+struct kt_elf_sym {
+	const char *name;	/* raw: .symtab may spell "f@VER" / "f@@VER" */
+	const char *version;	/* .dynsym's version, or NULL */
+	bool hidden;		/* a non-default version (f@VER) */
+	bool dynamic;		/* from .dynsym */
+	GElf_Sym sym;
+};
+/* Strings are elf's: valid until elf_end(). A nonzero return stops. */
+typedef int (*kt_elf_sym_fn)(const struct kt_elf_sym *s, void *arg);
+/*
+ * Call fn for every code symbol of elf (functions, ifuncs, untyped labels
+ * in executable sections; defined, with an address), .symtab's and
+ * .dynsym's (elfsym.c). 1 when elf has a .symtab, 0 when not, or the
+ * negative value fn stopped with.
+ */
+int kt_elf_code_syms(Elf *elf, kt_elf_sym_fn fn, void *arg);
 /* Add the names a stripped elf keeps elsewhere, as perf and gdb find
  * them: its separate debug file by build-id (/usr/lib/debug/.build-id),
  * else the one its .gnu_debuglink names (next to binary, its path; in
