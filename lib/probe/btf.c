@@ -280,94 +280,11 @@ void kt_kres_free(struct kresolve *kr)
 
 /* ------------------------------------------------------------ suggestions */
 
-struct cand {
-	const char *name;
-	int score;	/* lower is better */
-	int full;	/* full edit distance */
-};
-
-static bool cand_better(const struct cand *a, const struct cand *b)
-{
-	size_t la, lb;
-
-	if (a->score != b->score)
-		return a->score < b->score;
-	if (a->full != b->full)
-		return a->full < b->full;
-	la = strlen(a->name);
-	lb = strlen(b->name);
-	if (la != lb)
-		return la < lb;
-	return strcmp(a->name, b->name) < 0;
-}
-
-static void cand_insert(struct cand *best, int *nbest, int max,
-			const struct cand *c)
-{
-	int i;
-
-	for (i = 0; i < *nbest; i++)
-		if (!strcmp(best[i].name, c->name))
-			return;
-	if (*nbest == max && !cand_better(c, &best[max - 1]))
-		return;
-	if (*nbest < max)
-		(*nbest)++;
-	for (i = *nbest - 1; i > 0 && cand_better(c, &best[i - 1]); i--)
-		best[i] = best[i - 1];
-	best[i] = *c;
-}
-
-/*
- * Optimal string alignment distance between q (length n) and the prefixes of
- * s of up to cols characters. rows: 3 * (cols + 1) ints of scratch. Returns
- * the distance of q to the whole of s (or a large value when s is longer
- * than cols) and stores in *prefix the least distance of q to any prefix of
- * s.
- */
-static int osa_distance(const char *q, int n, const char *s, int m, int cols,
-			int *rows, int *prefix)
-{
-	int *pp = rows, *p = rows + cols + 1, *c = rows + 2 * (cols + 1), *t;
-	int w = m < cols ? m : cols;
-	int i, j, best;
-
-	for (j = 0; j <= w; j++)
-		p[j] = j;
-	for (i = 1; i <= n; i++) {
-		c[0] = i;
-		for (j = 1; j <= w; j++) {
-			int cost = q[i - 1] != s[j - 1];
-			int v = p[j - 1] + cost;
-
-			if (p[j] + 1 < v)
-				v = p[j] + 1;
-			if (c[j - 1] + 1 < v)
-				v = c[j - 1] + 1;
-			if (i > 1 && j > 1 && q[i - 1] == s[j - 2] &&
-			    q[i - 2] == s[j - 1] && pp[j - 2] + 1 < v)
-				v = pp[j - 2] + 1;
-			c[j] = v;
-		}
-		t = pp;
-		pp = p;
-		p = c;
-		c = t;
-	}
-	best = p[0];
-	for (j = 1; j <= w; j++)
-		if (p[j] < best)
-			best = p[j];
-	*prefix = best;
-	return m <= cols ? p[w] : n + m;
-}
-
 char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 {
-	struct cand best[32], c;
-	char **v = NULL, *s;
+	struct kt_suggest sg;
+	char **v = NULL, *s, *base;
 	size_t nv = 0, blen, i;
-	int nbest = 0, n, maxd, maxp, cols, *rows;
 	int ret;
 
 	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
@@ -375,69 +292,38 @@ char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 		errno = -ret;
 		return NULL;
 	}
-	if (max > (int)(sizeof(best) / sizeof(best[0])))
-		max = sizeof(best) / sizeof(best[0]);
-	n = strlen(func);
-	if (n > NAME_MAX_LEN)
-		n = NAME_MAX_LEN;
-	maxd = n <= 4 ? 1 : n <= 8 ? 2 : 3;
-	maxp = n < 4 ? -1 : n < 8 ? 0 : 1;
-	cols = n + maxd;
-	rows = malloc(3 * (cols + 1) * sizeof(*rows));
-	if (!rows)
+	if (kt_suggest_init(&sg, func, max, false))
 		return NULL;
-
 	/* Clones of the same function and the plain function itself. */
 	blen = base_len(func);
-	if (max > 0) {
-		char *base = strndup(func, blen);
-
-		if (!base) {
-			free(rows);
-			return NULL;
-		}
-		for (i = symset_lower(&kr->ksyms, base); i < kr->ksyms.n; i++) {
-			const char *name = kr->ksyms.names[i];
-
-			if (strncmp(name, base, blen))
-				break;
-			if (name[blen] != '\0' && name[blen] != '.')
-				continue;
-			if (!strcmp(name, func))
-				continue;
-			c.name = name;
-			c.score = -1;
-			c.full = 0;
-			cand_insert(best, &nbest, max, &c);
-		}
-		free(base);
+	base = strndup(func, blen);
+	if (!base) {
+		kt_suggest_fini(&sg);
+		return NULL;
 	}
-
-	for (i = 0; max > 0 && i < kr->ksyms.n; i++) {
+	for (i = symset_lower(&kr->ksyms, base); sg.max && i < kr->ksyms.n;
+	     i++) {
 		const char *name = kr->ksyms.names[i];
-		int m = strlen(name), full, prefix;
 
-		if (m < n - maxd || !strcmp(name, func))
-			continue;
-		full = osa_distance(func, n, name, m, cols, rows, &prefix);
-		if (full <= maxd) {
-			c.score = full;
-		} else if (prefix <= maxp) {
-			c.score = prefix + 1;
-		} else {
-			continue;
-		}
-		c.name = name;
-		c.full = full;
-		cand_insert(best, &nbest, max, &c);
+		if (strncmp(name, func, blen))
+			break;
+		if ((name[blen] == '\0' || name[blen] == '.') &&
+		    strcmp(name, func))
+			kt_suggest_put(&sg, name, -1, 0);
 	}
-	free(rows);
+	free(base);
+	for (i = 0; sg.max && i < kr->ksyms.n; i++) {
+		const char *name = kr->ksyms.names[i];
+
+		kt_suggest_add(&sg, name, strlen(name), name);
+	}
+	kt_suggest_fini(&sg);
 
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
-	for (int k = 0; k < nbest; k++) {
-		s = strdup(best[k].name);
+	for (int k = 0; k < sg.nbest; k++) {
+		s = strdup(sg.best[k].name);
 		if (!s || kt_strv_push(&v, &nv, s)) {
 			free(s);
 			ktrace_strv_free(v);

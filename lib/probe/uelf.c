@@ -524,6 +524,14 @@ static int load_syms(struct uresolve *ur)
 	if (ur->syms_loaded)
 		return 0;
 	ret = kt_elf_code_syms(ur->elf, add_sym, &ld);
+	/* stripped: the names its debug file (or MiniDebugInfo) keeps */
+	if (ret == 0) {
+		ret = kt_elf_debug_syms(ur->elf, ur->path, add_sym, &ld);
+		if (ret == -ENOENT)
+			ret = 0;
+		else if (!ret)
+			ret = 1;
+	}
 	if (ret < 0) {
 		free_syms(ur);
 		return ret;
@@ -616,33 +624,6 @@ static bool cxx_matches(const struct usym *u, const char *want, bool loose)
 	return n == end - start && !strncmp(d + start, want, n);
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t row[64], prev, tmp;
-
-	if (lb >= 64 || la >= 64)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* A name as the user can type it back (no template return type). */
 static const char *usym_display(const struct usym *u)
 {
@@ -650,64 +631,35 @@ static const char *usym_display(const struct usym *u)
 			      u->name;
 }
 
-/* Up to 5 names close to want, as ", "-separated text (caller frees). */
+/* Up to 5 names close to want, as ", "-separated text (caller frees);
+ * NULL when none (or no memory). Names are compared without their
+ * parameter lists, and a name that holds want qualifies too. */
 static char *close_matches(struct uresolve *ur, const char *want)
 {
-	const struct usym *best[5] = { NULL };
-	size_t bestd[5], nbest = 0, i, k, len = 0;
-	size_t limit = strlen(want) / 3 + 1;
+	struct kt_suggest sg;
+	size_t len = 1;
 	char *out;
 
-	if (limit > 4)
-		limit = 4;
-	for (i = 0; i < ur->nsyms; i++) {
-		const struct usym *u = &ur->syms[i];
-		const char *name = usym_display(u);
-		size_t d, blen = demangled_base_len(name);
-		char base[64];
-		bool dup = false;
-
-		if (blen >= sizeof(base))
-			continue;
-		memcpy(base, name, blen);
-		base[blen] = '\0';
-		d = edit_distance(want, base);
-		if (d > limit) {
-			/* a substring of a longer name is worth showing */
-			if (strlen(want) < 3 || !strstr(base, want))
-				continue;
-			d = limit + 1 + (blen - strlen(want));
-		}
-		for (k = 0; k < nbest; k++)
-			if (!strcmp(usym_display(best[k]), name))
-				dup = true;
-		if (dup)
-			continue;
-		for (k = nbest; k > 0 && bestd[k - 1] > d; k--) {
-			if (k < 5) {
-				best[k] = best[k - 1];
-				bestd[k] = bestd[k - 1];
-			}
-		}
-		if (k < 5) {
-			best[k] = u;
-			bestd[k] = d;
-			if (nbest < 5)
-				nbest++;
-		}
-	}
-	if (!nbest)
+	if (kt_suggest_init(&sg, want, 5, true))
 		return NULL;
-	for (k = 0; k < nbest; k++)
-		len += strlen(usym_display(best[k])) + 2;
-	out = malloc(len + 1);
+	for (size_t i = 0; i < ur->nsyms; i++) {
+		const char *name = usym_display(&ur->syms[i]);
+
+		kt_suggest_add(&sg, name, demangled_base_len(name), name);
+	}
+	kt_suggest_fini(&sg);
+	if (!sg.nbest)
+		return NULL;
+	for (int k = 0; k < sg.nbest; k++)
+		len += strlen(sg.best[k].name) + 2;
+	out = malloc(len);
 	if (!out)
 		return NULL;
 	out[0] = '\0';
-	for (k = 0; k < nbest; k++) {
+	for (int k = 0; k < sg.nbest; k++) {
 		if (k)
 			strcat(out, ", ");
-		strcat(out, usym_display(best[k]));
+		strcat(out, sg.best[k].name);
 	}
 	return out;
 }

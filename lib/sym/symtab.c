@@ -216,20 +216,21 @@ bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf)
 	return kt_elf_code_syms(elf, add_elf_sym, t) == 1;
 }
 
-/* The symbols of the ELF file at path (a debug file); 0 or -errno. */
-static int add_file(struct kt_symtab *t, const char *path)
+/* The code symbols of the ELF file at path (a debug file) through fn;
+ * 0 or -errno (or what fn stopped with). */
+static int add_file(kt_elf_sym_fn fn, void *arg, const char *path)
 {
-	int fd = ktrace_open_regular(path);
+	int fd = ktrace_open_regular(path), ret = -EINVAL;
 	Elf *e;
 
 	if (fd < 0)
 		return -errno;
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e)
-		kt_symtab_add_elf(t, e);
+		ret = kt_elf_code_syms(e, fn, arg);
 	elf_end(e);
 	close(fd);
-	return e ? 0 : -EINVAL;
+	return ret < 0 ? ret : 0;
 }
 
 /* CRC-32 (IEEE, as .gnu_debuglink records it) of the file at path; -1
@@ -262,7 +263,8 @@ static int64_t file_crc32(const char *path)
 /* The debug file .gnu_debuglink names, where gdb and perf look: next to
  * the binary, in its .debug/, under /usr/lib/debug; its CRC must match
  * (a stale debug file would name the wrong functions). */
-static int add_debuglink(struct kt_symtab *t, Elf *elf, const char *binary)
+static int add_debuglink(kt_elf_sym_fn fn, void *arg, Elf *elf,
+			 const char *binary)
 {
 	static const char *const where[] = { "%s/%s", "%s/.debug/%s",
 					     "/usr/lib/debug%s/%s" };
@@ -279,7 +281,7 @@ static int add_debuglink(struct kt_symtab *t, Elf *elf, const char *binary)
 	for (size_t i = 0; i < sizeof(where) / sizeof(*where); i++) {
 		snprintf(path, sizeof(path), where[i], dir, name);
 		if (strcmp(path, binary) && file_crc32(path) == crc)
-			return add_file(t, path);
+			return add_file(fn, arg, path);
 	}
 	return -ENOENT;
 }
@@ -287,7 +289,7 @@ static int add_debuglink(struct kt_symtab *t, Elf *elf, const char *binary)
 /* MiniDebugInfo (Fedora's): an xz-compressed ELF with the local function
  * symbols in the section .gnu_debugdata. */
 #define MINIDEBUG_MAX (64u << 20)
-static int add_minidebuginfo(struct kt_symtab *t, Elf *elf)
+static int add_minidebuginfo(kt_elf_sym_fn fn, void *arg, Elf *elf)
 {
 	lzma_stream z = LZMA_STREAM_INIT;
 	unsigned char *out = NULL;
@@ -295,6 +297,7 @@ static int add_minidebuginfo(struct kt_symtab *t, Elf *elf)
 	Elf_Scn *scn = NULL;
 	Elf_Data *d = NULL;
 	lzma_ret lr = LZMA_MEM_ERROR;
+	int ret = -EINVAL;
 	Elf *mini;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
@@ -339,19 +342,25 @@ static int add_minidebuginfo(struct kt_symtab *t, Elf *elf)
 	}
 	mini = elf_memory((char *)out, cap - z.avail_out);
 	if (mini) {
-		kt_symtab_add_elf(t, mini);
+		ret = kt_elf_code_syms(mini, fn, arg);
 		elf_end(mini);
 	}
 	free(out);
-	return mini ? 0 : -EINVAL;
+	return ret < 0 ? ret : 0;
 }
 
 int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf, const char *binary)
 {
+	return kt_elf_debug_syms(elf, binary, add_elf_sym, t);
+}
+
+int kt_elf_debug_syms(Elf *elf, const char *binary, kt_elf_sym_fn fn,
+		      void *arg)
+{
 	const unsigned char *id;
 	char path[256];
 	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	int len;
+	int len, ret;
 
 	if (n >= 2 && n <= 64) {
 		len = snprintf(path, sizeof(path),
@@ -360,12 +369,14 @@ int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf, const char *binary)
 			len += snprintf(path + len, sizeof(path) - len, "%02x",
 					id[i]);
 		snprintf(path + len, sizeof(path) - len, ".debug");
-		if (!add_file(t, path))
-			return 0;
+		ret = add_file(fn, arg, path);
+		if (!ret || ret == -ENOMEM)
+			return ret;
 	}
-	if (!add_debuglink(t, elf, binary))
-		return 0;
-	return add_minidebuginfo(t, elf);
+	ret = add_debuglink(fn, arg, elf, binary);
+	if (!ret || ret == -ENOMEM)
+		return ret;
+	return add_minidebuginfo(fn, arg, elf);
 }
 
 int kt_symtab_load_perf_map(struct kt_symtab *t, const char *path)

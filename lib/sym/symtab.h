@@ -69,6 +69,10 @@ typedef int (*kt_elf_sym_fn)(const struct kt_elf_sym *s, void *arg);
  * negative value fn stopped with.
  */
 int kt_elf_code_syms(Elf *elf, kt_elf_sym_fn fn, void *arg);
+/* The same for the symbols a stripped elf keeps elsewhere, found as
+ * kt_symtab_add_debug() finds them. 0, -ENOENT (none), or -errno. */
+int kt_elf_debug_syms(Elf *elf, const char *binary, kt_elf_sym_fn fn,
+		      void *arg);
 /* Add the names a stripped elf keeps elsewhere, as perf and gdb find
  * them: its separate debug file by build-id (/usr/lib/debug/.build-id),
  * else the one its .gnu_debuglink names (next to binary, its path; in
@@ -90,6 +94,33 @@ void kt_dwarf_file_free(struct kt_dwarf_file *f);	/* takes NULL */
  * first (strings the caller frees), at most max: how many. */
 int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 		     int max);
+
+/* "Did you mean" (suggest.c): the closest of many names to a query. */
+#define KT_SUGGEST_MAX 32
+struct kt_cand {
+	const char *name;	/* the caller's string, kept by pointer */
+	int score;		/* lower is better */
+	int full;		/* edit distance to the whole name */
+};
+struct kt_suggest {
+	const char *q;
+	int n, max, maxd, maxp, cols, nbest;
+	bool substr;
+	int *rows;		/* scratch */
+	struct kt_cand best[KT_SUGGEST_MAX];	/* nbest of them, best first */
+};
+/* Keep the best max (at most KT_SUGGEST_MAX) names; substr: a name that
+ * holds the query qualifies too, after the close ones. 0 or -ENOMEM. */
+int kt_suggest_init(struct kt_suggest *sg, const char *query, int max,
+		    bool substr);
+void kt_suggest_fini(struct kt_suggest *sg);
+/* Score s (m chars, not NUL-terminated) against the query; when it
+ * qualifies, keep is ranked (the name shown, which must outlive sg). */
+bool kt_suggest_add(struct kt_suggest *sg, const char *s, int m,
+		    const char *keep);
+/* Rank name with a score of the caller's (below 0: before any typo). */
+void kt_suggest_put(struct kt_suggest *sg, const char *name, int score,
+		    int full);
 
 /* Add the symbols of a JIT map (/tmp/perf-PID.map); 0 or -errno
  * (-EPERM: not owned by this user or root, or not a regular file). */

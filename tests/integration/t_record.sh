@@ -1197,6 +1197,17 @@ t_record_stacks_from_minidebuginfo_and_debuglink() {
 	expect_eq "frames from the debuglink file" "$(chain_frames $d/dl.out | grep -c "$want")" 2 || return 1
 	# stripped, no other source: not the names (never a neighbour's)
 	expect_eq "stripped: no names" "$(grep -c 'gamma_fn\|beta_fn\|alpha_fn' $d/stripped.out)" 0 || return 1
+	# probes by name take the same names: a local function of a stripped
+	# binary is where the unstripped one has it
+	local off b
+	off=$($KTRACE probe add -n "$d/full:beta_fn" 2>&1) || { fail "probe full: $off"; return 1; }
+	for b in mdi dl; do
+		expect_eq "probe offset from $b" "$($KTRACE probe add -n "$d/$b:beta_fn" 2>&1 | sed 's/.*://')" \
+			"${off##*:}" || return 1
+	done
+	$KTRACE probe add -n "$d/stripped:beta_fn" >$d/p.out 2>&1
+	expect_eq "stripped probe" "$?" 1 || return 1
+	expect_contains "stripped probe" "$(head -1 $d/p.out)" "no function 'beta_fn'" || return 1
 	# a debug file that is not the binary's (CRC differs): not used
 	printf 'x' >>$d/chain.debug
 	$KTRACE record -g -e syscalls:sys_enter_getppid -- $d/dl 1 >$d/dl2.out 2>&1 ||
