@@ -334,6 +334,17 @@ char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 	return v;
 }
 
+unsigned long long kt_kres_func_size(struct kresolve *kr, const char *func)
+{
+	if (symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS))
+		return 0;
+	/* names were cut at " [mod]" when loaded */
+	for (size_t i = 0; i < kr->ksyms.tab.n; i++)
+		if (!strcmp(kr->ksyms.tab.v[i].name, func))
+			return kr->ksyms.tab.v[i].size;
+	return 0;
+}
+
 /* "a, b, c" from a vector; caller frees. NULL on ENOMEM. */
 static char *strv_join(char **v, const char *sep)
 {

@@ -65,6 +65,12 @@ int kt_kres_func(struct kresolve *kr, const char *func,
  * read, ENOMEM). An empty vector means nothing is close.
  */
 char **kt_kres_suggest(struct kresolve *kr, const char *func, int max);
+/*
+ * Size of kernel function func from kallsyms (the distance to the next
+ * text symbol): 0 when unknown (no kallsyms, addresses hidden, no such
+ * function).
+ */
+unsigned long long kt_kres_func_size(struct kresolve *kr, const char *func);
 
 /*
  * The parameters of func from BTF, in order: names when !decl, C

@@ -72,30 +72,6 @@ static int arg_err(struct ktrace_probe *p, struct probe_arg *a, int ret,
 }
 
 /*
- * Size of a kernel function from kallsyms: the distance to the next text
- * symbol. 0 when unknown (no kallsyms, or addresses hidden from non-root).
- */
-static unsigned long long kallsyms_func_size(const char *func)
-{
-	const char *path = getenv("KTRACE_KALLSYMS");
-	struct kt_symtab t = { 0 };
-	unsigned long long size = 0;
-
-	if (kt_symtab_load_kallsyms(&t, path && *path ? path : NULL))
-		return 0;
-	for (size_t i = 0; i < t.n && !size; i++) {
-		const char *n = t.v[i].name;
-		size_t len = strlen(func);
-
-		/* module symbols are "name [mod]" */
-		if (!strncmp(n, func, len) && (!n[len] || n[len] == ' '))
-			size = t.v[i].size;
-	}
-	kt_symtab_free(&t);
-	return size;
-}
-
-/*
  * A raw fetch argument with "$argN" for the registers that pass the first
  * arguments on this architecture ("+4($arg2)" -> "+4(%si)" on x86-64,
  * "+4(%x1)" on arm64); $argN past them stays for the kernel to judge.
@@ -191,7 +167,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 	}
 	ktrace_err_clear(&sub);
 	if (p->offs) {
-		unsigned long long size = kallsyms_func_size(p->func);
+		unsigned long long size = kt_kres_func_size(kr, p->func);
 
 		if (size && p->offs >= size)
 			return kt_probe_err(err, p->spec, p->lstart, ERANGE,
