@@ -32,8 +32,10 @@
 struct symset {
 	char *buf;
 	struct kt_symtab tab;	/* kallsyms, from lib/sym */
-	char **names;
+	char **names;		/* each name once, in the file's order */
 	size_t n;
+	uint32_t *hash;		/* names index + 1 by name; 0: empty */
+	size_t hcap;		/* a power of 2, over twice n */
 	bool loaded;		/* load attempted */
 	bool missing;		/* could not be read */
 };
@@ -60,9 +62,21 @@ struct kresolve {
 
 /* ---------------------------------------------------------------- helpers */
 
-static int cmp_str(const void *a, const void *b)
+/* name's slot in set->hash: the one holding it, or the empty one where
+ * it would go. */
+static uint32_t *symset_slot(const struct symset *set, const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	uint64_t h = 14695981039346656037ull;
+	size_t i;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	for (i = h & (set->hcap - 1);; i = (i + 1) & (set->hcap - 1)) {
+		uint32_t v = set->hash[i];
+
+		if (!v || !strcmp(set->names[v - 1], name))
+			return &set->hash[i];
+	}
 }
 
 /*
@@ -152,17 +166,31 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 		set->names[set->n++] = name;
 	}
 sort:
-	qsort(set->names, set->n, sizeof(*set->names), cmp_str);
-	if (set->n > 1) {
-		size_t w = 1;
+	/* a hash set: a probe asks of a few names, not worth a sort of all
+	 * (sorting 150,000 kallsyms names was most of a probe's start) */
+	set->hcap = 1;
+	while (set->hcap < 2 * set->n)
+		set->hcap <<= 1;
+	set->hash = calloc(set->hcap, sizeof(*set->hash));
+	if (!set->hash)
+		goto nomem;
+	{
+		size_t w = 0;
 
-		for (size_t r = 1; r < set->n; r++)
-			if (strcmp(set->names[r], set->names[w - 1]))
-				set->names[w++] = set->names[r];
+		for (size_t r = 0; r < set->n; r++) {
+			uint32_t *slot = symset_slot(set, set->names[r]);
+
+			if (*slot)
+				continue;	/* a name seen before */
+			set->names[w] = set->names[r];
+			*slot = (uint32_t)++w;
+		}
 		set->n = w;
 	}
 	return 0;
 nomem:
+	free(set->hash);
+	set->hash = NULL;
 	free(set->names);
 	free(set->buf);
 	kt_symtab_free(&set->tab);
@@ -175,32 +203,15 @@ nomem:
 
 static void symset_clear(struct symset *set)
 {
+	free(set->hash);
 	free(set->names);
 	free(set->buf);
 	kt_symtab_free(&set->tab);
 }
 
-/* Index of the first name >= key. */
-static size_t symset_lower(const struct symset *set, const char *key)
-{
-	size_t lo = 0, hi = set->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(set->names[mid], key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static bool symset_has(const struct symset *set, const char *name)
 {
-	size_t i = symset_lower(set, name);
-
-	return i < set->n && !strcmp(set->names[i], name);
+	return set->hash && *symset_slot(set, name);
 }
 
 static bool valid_symbol(const char *s)
@@ -283,7 +294,7 @@ void kt_kres_free(struct kresolve *kr)
 char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 {
 	struct kt_suggest sg;
-	char **v = NULL, *s, *base;
+	char **v = NULL, *s;
 	size_t nv = 0, blen, i;
 	int ret;
 
@@ -296,22 +307,15 @@ char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 		return NULL;
 	/* Clones of the same function and the plain function itself. */
 	blen = base_len(func);
-	base = strndup(func, blen);
-	if (!base) {
-		kt_suggest_fini(&sg);
-		return NULL;
-	}
-	for (i = symset_lower(&kr->ksyms, base); sg.max && i < kr->ksyms.n;
-	     i++) {
+	for (i = 0; sg.max && i < kr->ksyms.n; i++) {
 		const char *name = kr->ksyms.names[i];
 
 		if (strncmp(name, func, blen))
-			break;
+			continue;
 		if ((name[blen] == '\0' || name[blen] == '.') &&
 		    strcmp(name, func))
 			kt_suggest_put(&sg, name, -1, 0);
 	}
-	free(base);
 	for (i = 0; sg.max && i < kr->ksyms.n; i++) {
 		const char *name = kr->ksyms.names[i];
 
