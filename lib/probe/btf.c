@@ -108,6 +108,33 @@ static char *line_field(char *line, int field, char **rest)
 	}
 }
 
+/*
+ * The hash set over set->names, each name kept once (in the file's order):
+ * a probe asks of a few names, not worth a sort of all (sorting 150,000
+ * kallsyms names was most of a probe's start). 0 or -ENOMEM.
+ */
+static int symset_index(struct symset *set)
+{
+	size_t w = 0, n = set->n;
+
+	set->hcap = 1;
+	while (set->hcap < 2 * n)
+		set->hcap <<= 1;
+	set->hash = calloc(set->hcap, sizeof(*set->hash));
+	if (!set->hash)
+		return -ENOMEM;
+	for (size_t r = 0; r < n; r++) {
+		uint32_t *slot = symset_slot(set, set->names[r]);
+
+		if (*slot)
+			continue;	/* a name seen before */
+		set->names[w] = set->names[r];
+		*slot = (uint32_t)++w;
+	}
+	set->n = w;
+	return 0;
+}
+
 static int symset_load(struct symset *set, const char *path, enum symfile kind)
 {
 	size_t cap = 0, len;
@@ -117,6 +144,7 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 	if (set->loaded)
 		return set->missing ? -ENOENT : 0;
 	set->loaded = true;
+	set->n = 0;
 	if (kind == SYMFILE_KALLSYMS) {
 		/* text symbols, parsed once by lib/sym; "name [mod]" -> name */
 		if (kt_symtab_load_kallsyms(&set->tab, path)) {
@@ -131,9 +159,10 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 			char *n = set->tab.v[i].name;
 
 			n[strcspn(n, " ")] = '\0';
-			set->names[set->n++] = n;
+			set->names[i] = n;
 		}
-		goto sort;
+		set->n = set->tab.n;
+		goto index;
 	}
 	set->buf = kt_read_file(path, &len);
 	if (!set->buf) {
@@ -165,28 +194,9 @@ static int symset_load(struct symset *set, const char *path, enum symfile kind)
 		}
 		set->names[set->n++] = name;
 	}
-sort:
-	/* a hash set: a probe asks of a few names, not worth a sort of all
-	 * (sorting 150,000 kallsyms names was most of a probe's start) */
-	set->hcap = 1;
-	while (set->hcap < 2 * set->n)
-		set->hcap <<= 1;
-	set->hash = calloc(set->hcap, sizeof(*set->hash));
-	if (!set->hash)
+index:
+	if (symset_index(set))
 		goto nomem;
-	{
-		size_t w = 0;
-
-		for (size_t r = 0; r < set->n; r++) {
-			uint32_t *slot = symset_slot(set, set->names[r]);
-
-			if (*slot)
-				continue;	/* a name seen before */
-			set->names[w] = set->names[r];
-			*slot = (uint32_t)++w;
-		}
-		set->n = w;
-	}
 	return 0;
 nomem:
 	free(set->hash);
