@@ -222,6 +222,7 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 	bool seen_file = false, found = false, found_any = false;
 	Dwarf_Addr best = 0, best_any = 0;
 	int below = 0, above = 0;
+	uint64_t off;
 	int ret;
 
 	ret = load_dwarf(ur, err);
@@ -287,10 +288,11 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 			"no code at %s:%d; nearest line with code: %d", file,
 			line, below ? below : above);
 	}
-	if (kt_ures_vaddr_to_off(ur, best, file_off))
+	if (kt_segs_vaddr_to_off(&ur->segs, best, &off))
 		return ktrace_err_set(err, ENOEXEC,
 			"address 0x%" PRIx64 " of %s:%d is not in a loadable segment",
 			best, file, line);
+	*file_off = off;
 	return 0;
 }
 
@@ -600,13 +602,14 @@ static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
 static long file_off_of(const struct uresolve *ur, unsigned long probe_off,
 			Dwarf_Addr addr)
 {
-	const GElf_Phdr *ph = kt_ures_seg_of_off(ur, probe_off);
+	const struct kt_seg *g = kt_segs_of_off(&ur->segs, probe_off, false);
 
 	/*
 	 * The kernel maps @+OFF with the probe's own segment:
-	 * vaddr = probe_vaddr - probe_off + OFF.
+	 * vaddr = probe_vaddr - probe_off + OFF. (probe_off was resolved
+	 * into a segment, so one holds it.)
 	 */
-	return (long)(addr - (ph->p_vaddr - ph->p_offset));
+	return g ? (long)(addr - (g->vaddr - g->off)) : (long)addr;
 }
 
 struct resolve_ctx {
@@ -999,14 +1002,15 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 	const char *name;
 	bool is_member = false;
 	int nscopes = 0, i, ret;
-	unsigned long vaddr, pend;
+	uint64_t vaddr;
+	unsigned long pend;
 
 	*fetcharg = NULL;
 	*type = NULL;
 	ret = load_dwarf(ur, err);
 	if (ret)
 		return ret;
-	if (kt_ures_off_to_vaddr(ur, probe_off, &vaddr))
+	if (kt_segs_off_to_vaddr(&ur->segs, probe_off, false, &vaddr))
 		return ktrace_err_set(err, EINVAL,
 			"file offset 0x%lx is not in a loadable segment of '%s'",
 			probe_off, ur->path);
@@ -1126,7 +1130,7 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 {
 	Dwarf_Die cudie, *scopes = NULL, *func = NULL;
 	Dwarf_Addr entry, high, best = 0, line_addr = 0, second = 0;
-	unsigned long vaddr;
+	uint64_t vaddr;
 	Dwarf_Lines *lines;
 	size_t n, i;
 	int nscopes, k, entry_line = -1, ret;
@@ -1134,7 +1138,7 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 	ret = load_dwarf(ur, err);
 	if (ret)
 		return ret;
-	if (kt_ures_off_to_vaddr(ur, func_off, &vaddr) ||
+	if (kt_segs_off_to_vaddr(&ur->segs, func_off, false, &vaddr) ||
 	    !dwarf_addrdie(ur->dw, vaddr, &cudie))
 		return ktrace_err_set(err, ENOENT,
 			"no debug info covers file offset 0x%lx of '%s'",

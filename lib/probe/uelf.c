@@ -322,7 +322,6 @@ int kt_ures_find_binary(const char *name, char **path,
 struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 {
 	struct uresolve *ur;
-	size_t nph, i;
 	int ret;
 
 	ur = calloc(1, sizeof(*ur));
@@ -365,24 +364,18 @@ struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 			ur->path);
 		goto fail;
 	}
-	if (elf_getphdrnum(ur->elf, &nph) < 0) {
+	ret = kt_segs_read(&ur->segs, ur->elf);
+	if (ret == -ENOMEM) {
+		ktrace_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (ret) {
 		ret = ktrace_err_set(err, ENOEXEC,
 				     "'%s': cannot read program headers: %s",
 				     ur->path, elf_errmsg(-1));
 		goto fail;
 	}
-	ur->phdrs = calloc(nph ? nph : 1, sizeof(*ur->phdrs));
-	if (!ur->phdrs) {
-		ret = ktrace_err_set(err, ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(ur->elf, i, &ph) && ph.p_type == PT_LOAD)
-			ur->phdrs[ur->nphdrs++] = ph;
-	}
-	if (!ur->nphdrs) {
+	if (!ur->segs.n) {
 		ret = ktrace_err_set(err, ENOEXEC,
 				     "'%s' has no loadable segment", ur->path);
 		goto fail;
@@ -418,7 +411,7 @@ void kt_ures_free(struct uresolve *ur)
 		elf_end(ur->elf);
 	if (ur->fd >= 0)
 		close(ur->fd);
-	free(ur->phdrs);
+	kt_segs_free(&ur->segs);
 	free(ur->path);
 	free(ur);
 }
@@ -426,46 +419,6 @@ void kt_ures_free(struct uresolve *ur)
 const char *kt_ures_path(const struct uresolve *ur)
 {
 	return ur->path;
-}
-
-int kt_ures_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
-		    unsigned long *off)
-{
-	size_t i;
-
-	for (i = 0; i < ur->nphdrs; i++) {
-		const GElf_Phdr *ph = &ur->phdrs[i];
-
-		if (vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + ph->p_filesz) {
-			*off = vaddr - ph->p_vaddr + ph->p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-const GElf_Phdr *kt_ures_seg_of_off(const struct uresolve *ur, unsigned long off)
-{
-	size_t i;
-
-	for (i = 0; i < ur->nphdrs; i++) {
-		const GElf_Phdr *ph = &ur->phdrs[i];
-
-		if (off >= ph->p_offset && off < ph->p_offset + ph->p_filesz)
-			return ph;
-	}
-	return NULL;
-}
-
-int kt_ures_off_to_vaddr(const struct uresolve *ur, unsigned long off,
-		    unsigned long *vaddr)
-{
-	const GElf_Phdr *ph = kt_ures_seg_of_off(ur, off);
-
-	if (!ph)
-		return -ENOENT;
-	*vaddr = off - ph->p_offset + ph->p_vaddr;
-	return 0;
 }
 
 /* ----------------------------------------------------------------- symbols */
@@ -694,6 +647,7 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 	size_t *idx = NULL, nidx = 0, i, j, pass;
 	const struct usym *pick = NULL;
 	unsigned long size = 0;
+	uint64_t off64;
 	int ret;
 
 	ret = load_syms(ur);
@@ -801,12 +755,13 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 			add, add, sym, size);
 		goto out;
 	}
-	if (kt_ures_vaddr_to_off(ur, pick->addr + add, file_off)) {
+	if (kt_segs_vaddr_to_off(&ur->segs, pick->addr + add, &off64)) {
 		ret = ktrace_err_set(err, ENOEXEC,
 			"address 0x%lx of '%s' is not in a loadable segment of '%s'",
 			pick->addr + add, sym, ur->path);
 		goto out;
 	}
+	*file_off = off64;
 	ret = 0;
 out:
 	free(idx);

@@ -7,6 +7,7 @@
 #include <elfutils/libdw.h>
 
 #include "probe/uelf.h"
+#include "sym/symtab.h"
 
 struct usym {
 	char *name;		/* without version */
@@ -22,8 +23,7 @@ struct uresolve {
 	int fd;
 	Elf *elf;
 	GElf_Ehdr ehdr;
-	GElf_Phdr *phdrs;	/* PT_LOAD only */
-	size_t nphdrs;
+	struct kt_segs segs;	/* PT_LOAD */
 
 	struct usym *syms;	/* loaded on first use */
 	size_t nsyms;
@@ -39,14 +39,6 @@ struct uresolve {
 	char *dw_path;		/* file the DWARF came from */
 };
 
-/* vaddr -> file offset via the PT_LOAD holding it; 0 or -ENOENT. */
-int kt_ures_vaddr_to_off(const struct uresolve *ur, unsigned long vaddr,
-		    unsigned long *off);
-/* file offset -> vaddr via the PT_LOAD holding it; 0 or -ENOENT. */
-int kt_ures_off_to_vaddr(const struct uresolve *ur, unsigned long off,
-		    unsigned long *vaddr);
-/* The PT_LOAD holding file offset off, or NULL. Borrowed. */
-const GElf_Phdr *kt_ures_seg_of_off(const struct uresolve *ur, unsigned long off);
 /* Release what udwarf.c loaded. */
 void kt_ures_dwarf_free(struct uresolve *ur);
 

@@ -234,8 +234,7 @@ struct fcache_ent {
 struct ubin {
 	char *path;
 	struct kt_symtab syms;
-	struct { uint64_t off, vaddr, filesz; } seg[16];
-	int nseg;
+	struct kt_segs segs;	/* PT_LOAD; a JIT map: one, off == vaddr */
 	struct kt_dwarf_file *dw;	/* for inlined frames */
 	bool dw_tried;
 	bool from_file;		/* frames from a recording, binary unread */
@@ -263,15 +262,19 @@ static bool is_perf_map(const char *path)
 
 static void ubin_load(struct ubin *b)
 {
-	size_t nph;
 	Elf *elf;
 	int fd;
 
 	if (is_perf_map(b->path)) {
 		kt_symtab_load_perf_map(&b->syms, b->path);
 		kt_symtab_sort(&b->syms);
-		b->seg[0].filesz = UINT64_MAX;	/* off == vaddr */
-		b->nseg = 1;
+		b->segs.v = calloc(1, sizeof(*b->segs.v));
+		if (b->segs.v) {
+			/* off == vaddr */
+			b->segs.v[0] = (struct kt_seg){ .filesz = UINT64_MAX,
+							.exec = true };
+			b->segs.n = 1;
+		}
 		b->dw_tried = true;	/* no DWARF */
 		return;
 	}
@@ -288,19 +291,8 @@ static void ubin_load(struct ubin *b)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		goto out;
-	if (!elf_getphdrnum(elf, &nph)) {
-		for (size_t i = 0; i < nph && b->nseg < 16; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
-			    (ph.p_flags & PF_X)) {
-				b->seg[b->nseg].off = ph.p_offset;
-				b->seg[b->nseg].vaddr = ph.p_vaddr;
-				b->seg[b->nseg].filesz = ph.p_filesz;
-				b->nseg++;
-			}
-		}
-	}
+	if (kt_segs_read(&b->segs, elf))
+		kt_segs_free(&b->segs);
 	/* A stripped binary (Debian's) names its local functions only in
 	 * its separate debug file. */
 	if (!kt_symtab_add_elf(&b->syms, elf))
@@ -354,6 +346,7 @@ void kt_record_free_stacks(struct ktrace_record *r)
 
 			free(b->path);
 			kt_symtab_free(&b->syms);
+			kt_segs_free(&b->segs);
 			kt_dwarf_file_free(b->dw);
 			for (size_t c = 0; c < b->cache_cap; c++) {
 				free(b->cache[c].text);
@@ -435,13 +428,8 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 
 	if (e || b->from_file)
 		return e;
-	for (int s = 0; s < b->nseg && !name; s++) {
-		if (off < b->seg[s].off ||
-		    off >= b->seg[s].off + b->seg[s].filesz)
-			continue;
-		vaddr = off - b->seg[s].off + b->seg[s].vaddr;
+	if (!kt_segs_off_to_vaddr(&b->segs, off, true, &vaddr))
 		name = kt_symtab_find(&b->syms, vaddr, &symoff);
-	}
 	if (!name)
 		return NULL;
 	if (!b->dw_tried) {

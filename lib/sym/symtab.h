@@ -95,6 +95,30 @@ void kt_dwarf_file_free(struct kt_dwarf_file *f);	/* takes NULL */
 int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 		     int max);
 
+/* The loadable segments of an ELF file (segs.c). */
+struct kt_seg {
+	uint64_t off, vaddr, filesz;
+	bool exec;		/* PF_X */
+};
+struct kt_segs {
+	struct kt_seg *v;
+	size_t n;
+};
+/* Read elf's PT_LOAD segments into s (kt_segs_free() frees them, also
+ * after an error); 0, -ENOEXEC or -ENOMEM. */
+int kt_segs_read(struct kt_segs *s, Elf *elf);
+void kt_segs_free(struct kt_segs *s);
+/* The segment whose file bytes hold off (an executable one when exec),
+ * or NULL; the pointer lives as long as s. */
+const struct kt_seg *kt_segs_of_off(const struct kt_segs *s, uint64_t off,
+				    bool exec);
+/* File offset <-> address through the segment that holds it; 0 or
+ * -ENOENT (outside every segment's file bytes). */
+int kt_segs_off_to_vaddr(const struct kt_segs *s, uint64_t off, bool exec,
+			 uint64_t *vaddr);
+int kt_segs_vaddr_to_off(const struct kt_segs *s, uint64_t vaddr,
+			 uint64_t *off);
+
 /* "Did you mean" (suggest.c): the closest of many names to a query. */
 #define KT_SUGGEST_MAX 32
 struct kt_cand {
