@@ -37,6 +37,13 @@ struct kt_arch {
 	 */
 	const signed char *perf_regs;
 	int perf_sp, perf_pc;
+	/*
+	 * DWARF numbers of the registers a simple unwind depends on besides
+	 * memory: the stack pointer, the frame pointer, and the register the
+	 * return address is in at a function's entry (x86-64: the "ip"
+	 * column, the PC itself; arm64: the link register). -1: none.
+	 */
+	int dwarf_sp, dwarf_fp, dwarf_ra;
 	/* Debian's multiarch triplet: /usr/lib/<multiarch> holds libraries. */
 	const char *multiarch;
 };

@@ -34,5 +34,8 @@ const struct kt_arch kt_arch_arm64 = {
 	.perf_regs = arm64_perf,
 	.perf_sp = 31,
 	.perf_pc = 32,
+	.dwarf_sp = 31,
+	.dwarf_fp = 29,
+	.dwarf_ra = 30,
 	.multiarch = "aarch64-linux-gnu",
 };

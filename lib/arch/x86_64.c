@@ -34,6 +34,9 @@ const struct kt_arch kt_arch_x86_64 = {
 	.perf_regs = x86_64_perf,
 	.perf_sp = 7,
 	.perf_pc = 8,
+	.dwarf_sp = 7,
+	.dwarf_fp = 6,
+	.dwarf_ra = 16,
 	.multiarch = "x86_64-linux-gnu",
 };
 

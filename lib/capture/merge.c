@@ -137,7 +137,10 @@ static void src_compact(struct msrc *s)
 	memmove(s->ent, s->ent + s->first, n * sizeof(*s->ent));
 	s->first = 0;
 	s->nent = n;
-	if (lo) {
+	/* Moving the queued bytes pays when they are few; when they fill
+	 * over half the arena, it grows instead (records with 8 KiB stacks
+	 * were moved again and again, most of a recording's time). */
+	if (lo && s->len - lo <= s->cap / 2) {
 		memmove(s->buf, s->buf + lo, s->len - lo);
 		s->len -= lo;
 		for (i = 0; i < n; i++)

@@ -237,6 +237,9 @@ struct ubin {
 	struct kt_segs segs;	/* PT_LOAD; a JIT map: one, off == vaddr */
 	struct kt_dwarf_file *dw;	/* for inlined frames */
 	bool dw_tried;
+	bool loaded;		/* symbols and segments read (on first use:
+				 * reading them while the rings fill, a
+				 * libc debug file, costs records) */
 	bool from_file;		/* frames from a recording, binary unread */
 	struct fcache_ent *cache;	/* open addressing, cap a power of 2 */
 	size_t cache_cap, cache_n;
@@ -328,8 +331,11 @@ static struct ubin *ubin_get(struct ktrace_record *r, const char *path)
 	/* A recording with its frames: the binary is not read (it may be
 	 * gone, or another build by now). */
 	nv[u->n].from_file = r->kf && r->kf_uframes;
-	if (!nv[u->n].from_file)
+	/* a JIT map is read at once: its process may remove it */
+	if (!nv[u->n].from_file && is_perf_map(path)) {
+		nv[u->n].loaded = true;
 		ubin_load(&nv[u->n]);
+	}
 	return &u->v[u->n++];
 }
 
@@ -428,6 +434,10 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 
 	if (e || b->from_file)
 		return e;
+	if (!b->loaded) {
+		b->loaded = true;
+		ubin_load(b);
+	}
 	if (!kt_segs_off_to_vaddr(&b->segs, off, true, &vaddr))
 		name = kt_symtab_find(&b->syms, vaddr, &symoff);
 	if (!name)

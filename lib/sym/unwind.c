@@ -7,11 +7,21 @@
  *
  * A Dwfl is kept per process until its mappings change (an MMAP2 record),
  * so the binaries' CFI is read once, not once per sample.
+ *
+ * Unwinding is a function of the process's mappings, the registers the
+ * CFI rules use and the stack words read. A sample whose PC, SP, frame
+ * pointer and return-address register equal an earlier one's, and whose
+ * copied stack holds the same words where that unwind read, unwinds the
+ * same: its frames come from a cache. Only unwinds whose every frame's
+ * rules (CFA, return address, frame pointer) use no other register are
+ * kept, so a hit is exact, never a guess. A loop sampled at one place,
+ * the common case, costs a hash and a few compares instead of an unwind.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 #include "arch/arch.h"
@@ -19,11 +29,28 @@
 
 #define UW_PROCS 64		/* processes whose Dwfl is kept */
 #define UW_MODS 256		/* mappings reported per process */
+#define UW_CACHE 4096		/* cached unwinds (a power of 2) */
+#define UW_READS 128		/* stack words an unwind may read to be kept */
 
 struct uw_proc {
 	int pid;
 	Dwfl *dwfl;		/* NULL: nothing to unwind with */
 	unsigned long used;	/* for eviction: the oldest goes */
+	unsigned long gen;	/* which Dwfl: cached unwinds name it */
+};
+
+/* A stack word an unwind read: its address, and its value or none. */
+struct uw_read {
+	uint64_t addr, val;
+	bool ok;
+};
+
+struct uw_cached {
+	unsigned long gen;	/* 0: empty */
+	int pid, max, n, nreads;
+	uint64_t key[4];	/* PC, SP, FP, RA register */
+	struct uw_read *reads;
+	uint64_t *ips;
 };
 
 struct kt_unwind {
@@ -38,6 +65,10 @@ struct kt_unwind {
 	uint64_t sp, pc;
 	uint64_t *ips;
 	int n, max;
+	/* the words it read, while there is room (nreads > UW_READS: more) */
+	struct uw_read reads[UW_READS];
+	int nreads;
+	struct uw_cached *cache;	/* UW_CACHE entries, on first use */
 };
 
 static int no_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -72,6 +103,18 @@ struct kt_unwind *kt_unwind_alloc(const struct kt_arch *arch)
 	return u;
 }
 
+static void cache_free(struct kt_unwind *u)
+{
+	if (!u->cache)
+		return;
+	for (int i = 0; i < UW_CACHE; i++) {
+		free(u->cache[i].reads);
+		free(u->cache[i].ips);
+	}
+	free(u->cache);
+	u->cache = NULL;
+}
+
 static void proc_drop(struct uw_proc *p)
 {
 	if (p->dwfl)
@@ -85,6 +128,7 @@ void kt_unwind_free(struct kt_unwind *u)
 		return;
 	for (int i = 0; i < UW_PROCS; i++)
 		proc_drop(&u->procs[i]);
+	cache_free(u);
 	free(u);
 }
 
@@ -126,12 +170,18 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	struct kt_unwind *u = arg;
 	uint64_t size = u->cur->stack_size;
 
+	bool ok;
+
 	(void)dwfl;
-	if (addr < u->sp || size < sizeof(*result) ||
-	    addr - u->sp > size - sizeof(*result))
-		return false;
-	memcpy(result, u->cur->stack + (addr - u->sp), sizeof(*result));
-	return true;
+	ok = addr >= u->sp && size >= sizeof(*result) &&
+	     addr - u->sp <= size - sizeof(*result);
+	if (ok)
+		memcpy(result, u->cur->stack + (addr - u->sp), sizeof(*result));
+	if (u->nreads < UW_READS)
+		u->reads[u->nreads] = (struct uw_read){ addr, ok ? *result : 0,
+							ok };
+	u->nreads++;
+	return ok;
 }
 
 static bool uw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
@@ -207,8 +257,9 @@ static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
 	return dwfl;
 }
 
-static Dwfl *proc_get(struct kt_unwind *u, const struct kt_map *maps,
-		      int nr_maps, int pid)
+static struct uw_proc *proc_get(struct kt_unwind *u,
+				 const struct kt_map *maps, int nr_maps,
+				 int pid)
 {
 	struct uw_proc *p = NULL, *old = &u->procs[0];
 
@@ -217,7 +268,7 @@ static Dwfl *proc_get(struct kt_unwind *u, const struct kt_map *maps,
 
 		if (q->used && q->pid == pid) {
 			q->used = ++u->tick;
-			return q->dwfl;
+			return q;
 		}
 		if (!p && !q->used)
 			p = q;
@@ -230,8 +281,9 @@ static Dwfl *proc_get(struct kt_unwind *u, const struct kt_map *maps,
 	}
 	p->pid = pid;
 	p->used = ++u->tick;
+	p->gen = u->tick;
 	p->dwfl = proc_build(u, maps, nr_maps, pid);
-	return p->dwfl;
+	return p;
 }
 
 /* ---------------------------------------------------------- unwinding */
@@ -254,14 +306,159 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* The value of DWARF register r in the sample (0: not sampled). */
+static uint64_t dwarf_reg(const struct kt_unwind *u, int r)
+{
+	const struct kt_arch *a = u->arch;
+
+	if (r < 0 || (unsigned int)r >= a->nr_dwarf_regs ||
+	    a->perf_regs[r] < 0)
+		return 0;
+	return u->byreg[a->perf_regs[r]];
+}
+
+static void cache_key(const struct kt_unwind *u, uint64_t key[4])
+{
+	key[0] = u->pc;
+	key[1] = u->sp;
+	key[2] = dwarf_reg(u, u->arch->dwarf_fp);
+	key[3] = dwarf_reg(u, u->arch->dwarf_ra);
+}
+
+static struct uw_cached *cache_slot(const struct kt_unwind *u, int pid,
+				    const uint64_t key[4])
+{
+	uint64_t h = 14695981039346656037ull ^ (uint32_t)pid;
+
+	for (int i = 0; i < 4; i++)
+		h = (h ^ key[i]) * 1099511628211ull;
+	h ^= h >> 29;
+	return &u->cache[h & (UW_CACHE - 1)];
+}
+
+/* Does an expression use only the key registers (and memory, the CFA)? */
+static bool ops_keyed(const struct kt_arch *a, const Dwarf_Op *ops,
+		      size_t nops)
+{
+	for (size_t i = 0; i < nops; i++) {
+		unsigned int atom = ops[i].atom;
+		int64_t r = -1;
+
+		if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+			r = atom - DW_OP_reg0;
+		else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31)
+			r = atom - DW_OP_breg0;
+		else if (atom == DW_OP_regx || atom == DW_OP_bregx)
+			r = (int64_t)ops[i].number;
+		else
+			continue;
+		if (r != a->dwarf_sp && r != a->dwarf_fp && r != a->dwarf_ra)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the rules of the frame at pc use key registers only. */
+static bool frame_keyed(struct kt_unwind *u, Dwfl *dwfl, uint64_t pc)
+{
+	const struct kt_arch *a = u->arch;
+	const int regs[] = { a->dwarf_fp, a->dwarf_ra };
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	bool ok;
+
+	if (!mod)
+		return true;	/* no module: the unwind stops here */
+	/* where libdw looks: .eh_frame, then .debug_frame */
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr))
+			return true;	/* no CFI: the frame-pointer fallback,
+					 * key registers and memory only */
+	}
+	ok = !dwarf_frame_cfa(fr, &ops, &nops) && ops_keyed(a, ops, nops);
+	for (size_t i = 0; ok && i < sizeof(regs) / sizeof(*regs); i++) {
+		if (regs[i] < 0)
+			continue;
+		ok = !dwarf_frame_register(fr, regs[i], mem, &ops, &nops) &&
+		     ops_keyed(a, ops, nops);
+	}
+	free(fr);
+	return ok;
+}
+
+/* The frames of an earlier unwind with this key whose reads still hold. */
+static int cache_find(struct kt_unwind *u, const struct uw_proc *p, int pid,
+		      const uint64_t key[4], uint64_t *ips, int max)
+{
+	struct uw_cached *c = cache_slot(u, pid, key);
+	uint64_t size = u->cur->stack_size;
+
+	if (c->gen != p->gen || c->pid != pid || c->max != max ||
+	    memcmp(c->key, key, sizeof(c->key)))
+		return 0;
+	for (int i = 0; i < c->nreads; i++) {
+		const struct uw_read *r = &c->reads[i];
+		bool ok = r->addr >= u->sp && size >= 8 &&
+			  r->addr - u->sp <= size - 8;
+		uint64_t v;
+
+		if (ok != r->ok)
+			return 0;
+		if (ok) {
+			memcpy(&v, u->cur->stack + (r->addr - u->sp), 8);
+			if (v != r->val)
+				return 0;
+		}
+	}
+	memcpy(ips, c->ips, c->n * sizeof(*ips));
+	return c->n;
+}
+
+/* Keep this unwind when its result depends on the key and reads only. */
+static void cache_put(struct kt_unwind *u, const struct uw_proc *p, int pid,
+		      const uint64_t key[4], int max)
+{
+	struct uw_cached *c;
+	struct uw_read *reads;
+	uint64_t *ips;
+
+	if (u->nreads > UW_READS || !u->n)
+		return;
+	for (int i = 0; i < u->n; i++)
+		if (!frame_keyed(u, p->dwfl, u->ips[i]))
+			return;
+	c = cache_slot(u, pid, key);
+	reads = malloc((u->nreads ? u->nreads : 1) * sizeof(*reads));
+	ips = malloc(u->n * sizeof(*ips));
+	if (!reads || !ips) {
+		free(reads);
+		free(ips);
+		return;
+	}
+	free(c->reads);
+	free(c->ips);
+	memcpy(reads, u->reads, u->nreads * sizeof(*reads));
+	memcpy(ips, u->ips, u->n * sizeof(*ips));
+	*c = (struct uw_cached){ .gen = p->gen, .pid = pid, .max = max,
+				 .n = u->n, .nreads = u->nreads,
+				 .reads = reads, .ips = ips };
+	memcpy(c->key, key, sizeof(c->key));
+}
+
 int kt_unwind_user(struct kt_unwind *u, const struct kt_map *maps,
 		   int nr_maps, const struct kt_ustack *s, uint64_t *ips,
 		   int max)
 {
 	const struct kt_arch *a = u->arch;
-	uint64_t mask = s->regs_mask;
-	Dwfl *dwfl;
-	int k = 0;
+	uint64_t mask = s->regs_mask, key[4];
+	struct uw_proc *p;
+	int k = 0, n;
 
 	if (max <= 0 || !s->regs)
 		return 0;
@@ -277,15 +474,26 @@ int kt_unwind_user(struct kt_unwind *u, const struct kt_map *maps,
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
-	dwfl = proc_get(u, maps, nr_maps, s->pid);
-	if (!dwfl) {
+	u->nreads = 0;
+	p = proc_get(u, maps, nr_maps, s->pid);
+	if (!p->dwfl) {
 		ips[0] = u->pc;	/* the PC alone is still right */
+		u->cur = NULL;
 		return 1;
 	}
+	if (!u->cache)
+		u->cache = calloc(UW_CACHE, sizeof(*u->cache));
+	cache_key(u, key);
+	if (u->cache && (n = cache_find(u, p, s->pid, key, ips, max))) {
+		u->cur = NULL;
+		return n;
+	}
 	/* Ends with -1 where the CFI or the copied stack ends. */
-	dwfl_getthread_frames(dwfl, s->tid, uw_frame, u);
+	dwfl_getthread_frames(p->dwfl, s->tid, uw_frame, u);
 	if (!u->n)
 		ips[u->n++] = u->pc;
+	else if (u->cache)
+		cache_put(u, p, s->pid, key, max);
 	u->cur = NULL;
 	return u->n;
 }

@@ -532,6 +532,14 @@ t_record_dwarf_stack_without_frame_pointers() {
 	expect_eq "dwarf frames" "$(chain_frames $RT.out | sort | uniq -c | awk '{print $1, $2}')" "3 $want" || return 1
 	# perf script's shape: tab, address, sym+0xoff, (dso)
 	expect_eq "frame lines" "$(grep -cE $'^\t +[0-9a-f]+ [^ ]+\+0x[0-9a-f]+ \\(/[^)]+\\)$' $RT.out)" 24 || return 1
+	# two callers with the same frame: the same registers at the syscall,
+	# one return address apart on the stack; unwinds are cached, and a
+	# cached one is used only when the stack words it read still hold
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $CHAIN 400 alt >$RT.out 2>$RT.err \
+		|| fail "record -g alt: $(cat $RT.err)" || return 1
+	expect_eq "alternating callers" "$(chain_frames $RT.out | cut -d';' -f1-5 | sort | uniq -c | awk '{print $1, $2}')" \
+		"200 syscall;gamma_fn;beta_fn;alpha_fn;main
+200 syscall;gamma_fn;beta_fn;delta_fn;main" || return 1
 	$KTRACE record -g -o $RT.dat -e syscalls:sys_enter_getppid -- $CHAIN 2 >/dev/null 2>$RT.err \
 		|| fail "record -g -o: $(cat $RT.err)" || return 1
 	$KTRACE report -i $RT.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
