@@ -224,7 +224,7 @@ int kt_merge_add(struct kt_merge *m, int src,
 }
 
 long kt_merge_pull(struct kt_merge *m, int src, struct kt_ring *ring,
-		   size_t max_bytes)
+		   size_t max_bytes, kt_merge_xform_fn xform, void *ctx)
 {
 	const struct perf_event_header *rec;
 	uint64_t start = ring->pos;
@@ -234,6 +234,8 @@ long kt_merge_pull(struct kt_merge *m, int src, struct kt_ring *ring,
 	kt_ring_begin(ring);
 	while ((!max_bytes || ring->pos - start < max_bytes) &&
 	       (rec = kt_ring_next(ring))) {
+		if (xform)
+			rec = xform(ctx, rec);
 		err = kt_merge_add(m, src, rec);
 		if (err) {
 			kt_ring_consume(ring);

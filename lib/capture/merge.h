@@ -69,12 +69,19 @@ int kt_merge_add(struct kt_merge *m, int src,
 		 const struct perf_event_header *rec);
 
 /*
+ * What a reader may queue in place of rec as it leaves the ring (rec
+ * itself, or a record of its own valid until the next call).
+ */
+typedef const struct perf_event_header *(*kt_merge_xform_fn)(
+	void *ctx, const struct perf_event_header *rec);
+
+/*
  * Take up to max_bytes (0: everything) of the records ring has now into
- * src's queue and give their space back to the kernel. Returns the number
- * of records taken or -errno.
+ * src's queue, through xform when not NULL, and give their space back to
+ * the kernel. Returns the number of records taken or -errno.
  */
 long kt_merge_pull(struct kt_merge *m, int src, struct kt_ring *ring,
-		   size_t max_bytes);
+		   size_t max_bytes, kt_merge_xform_fn xform, void *ctx);
 
 /* Emit what is older than the bound (see above). Returns records emitted
  * or the emit callback's non-zero value / -errno. */

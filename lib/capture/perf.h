@@ -23,7 +23,7 @@
  *	while (!done) {
  *		kt_perf_poll(p, 100, &all_hup);
  *		for (i = 0; i < kt_perf_nr_rings(p); i++)
- *			kt_merge_pull(m, i, kt_perf_ring(p, i), 1 << 20);
+ *			kt_merge_pull(m, i, kt_perf_ring(p, i), 1 << 20, NULL, NULL);
  *		kt_merge_flush(m, now_monotonic_ns - 10000000);
  *	}
  *	kt_perf_disable(p); pull every ring once more; kt_merge_drain(m);

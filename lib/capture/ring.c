@@ -121,3 +121,17 @@ void kt_ring_consume(struct kt_ring *r)
 {
 	__atomic_store_n(&r->meta->data_tail, r->pos, __ATOMIC_RELEASE);
 }
+
+bool kt_ring_has_type(const struct kt_ring *r, uint64_t types)
+{
+	struct perf_event_header hdr;
+
+	for (uint64_t p = r->pos; r->head - p >= sizeof(hdr); p += hdr.size) {
+		ring_copy(r, &hdr, p, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > r->head - p)
+			return true;	/* damaged: kt_ring_next() will say */
+		if (hdr.type < 64 && (types & (1ull << hdr.type)))
+			return true;
+	}
+	return false;
+}

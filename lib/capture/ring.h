@@ -15,6 +15,7 @@
 #ifndef KT_RING_H
 #define KT_RING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <linux/perf_event.h>
@@ -69,6 +70,13 @@ const struct perf_event_header *kt_ring_next(struct kt_ring *r);
 void kt_ring_consume(struct kt_ring *r);
 
 /* Unread bytes between the read position and the last snapshot. */
+/*
+ * Whether a record whose type's bit is in types lies between the next
+ * record and the head kt_ring_begin() took (also true when the ring looks
+ * damaged there). Nothing is handed out.
+ */
+bool kt_ring_has_type(const struct kt_ring *r, uint64_t types);
+
 static inline uint64_t kt_ring_pending(const struct kt_ring *r)
 {
 	return r->head - r->pos;

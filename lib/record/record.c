@@ -22,6 +22,7 @@
 #include "kfile/kfile.h"
 #include "capture/merge.h"
 #include "capture/perf.h"
+#include "capture/ring.h"
 #include "arch/arch.h"
 #include "record/record.h"
 #include "sym/unwind.h"
@@ -107,6 +108,7 @@ void ktrace_record_free(struct ktrace_record *r)
 	if (!r)
 		return;
 	kt_merge_free(r->merge);
+	free(r->pull_avail);
 	kt_perf_free(r->perf);
 	for (int i = 0; i < r->nev; i++) {
 		free(r->ev[i].system);
@@ -586,6 +588,10 @@ int ktrace_record_open(struct ktrace_record *r,
 				  kt_record_emit, r);
 	if (!r->merge)
 		return -errno;
+	r->pull_avail = calloc(kt_perf_nr_rings(r->perf) + 1,
+			       sizeof(*r->pull_avail));
+	if (!r->pull_avail)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -831,11 +837,19 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 	(void)src;
 	if (ts > r->last_time)
 		r->last_time = ts;
-	if (h->type == PERF_RECORD_SAMPLE && r->unwind) {
+	if (h->type == PERF_RECORD_SAMPLE && (h->misc & KT_MISC_UNWOUND)) {
+		/* unwound as it left the ring: the misc bit goes */
+		struct perf_event_header *w = (struct perf_event_header *)h;
+
+		w->misc &= ~KT_MISC_UNWOUND;
+	} else if (h->type == PERF_RECORD_SAMPLE && r->unwind) {
 		h = kt_record_unwind(r, h);
 		if (!h)
 			return 0;
 	}
+	if ((h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_MMAP) &&
+	    r->maps_pending > 0)
+		r->maps_pending--;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		/* libtraceevent reads the common header unchecked; a
@@ -914,14 +928,61 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * Take what every ring holds into the merge. With DWARF stacks a sample
+ * carries 8 KiB of stack; queueing those copies was most of a recording's
+ * cost, and records were lost to it. So a sample is queued already
+ * unwound, its stack dropped, when the mappings known now are all it can
+ * need: no MMAP2 is queued, and none is in any ring up to the heads taken
+ * first (a mapping made before a sample is written before it, so it would
+ * be within those heads). Otherwise it is unwound when it leaves the
+ * merge, in time order with the mappings, as before.
+ */
+/*
+ * kt_merge_xform_fn with DWARF stacks: MMAP2 records counted as queued,
+ * and in a quiet round a sample unwound, if it can be.
+ */
+static const struct perf_event_header *
+pull_xform(void *ctx, const struct perf_event_header *h)
+{
+	struct ktrace_record *r = ctx;
+	struct perf_event_header *c;
+
+	if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_MMAP)
+		r->maps_pending++;
+	if (h->type != PERF_RECORD_SAMPLE || !r->pull_quiet)
+		return h;
+	c = (struct perf_event_header *)kt_record_unwind(r, h);
+	if (!c)
+		return h;	/* malformed: left to the emit side to drop */
+	c->misc |= KT_MISC_UNWOUND;
+	return c;
+}
+
 static long pull_all(struct ktrace_record *r)
 {
+	const uint64_t maps = 1ull << PERF_RECORD_MMAP |
+			      1ull << PERF_RECORD_MMAP2;
+	int nr = kt_perf_nr_rings(r->perf);
+	uint64_t *avail = r->pull_avail;
 	long total = 0;
 
-	for (int i = 0; i < kt_perf_nr_rings(r->perf); i++) {
-		long n = kt_merge_pull(r->merge, i, kt_perf_ring(r->perf, i),
-				       0);
+	r->pull_quiet = r->unwind && r->maps_pending <= 0;
+	for (int i = 0; i < nr; i++) {
+		struct kt_ring *ring = kt_perf_ring(r->perf, i);
 
+		avail[i] = kt_ring_begin(ring);
+		if (r->pull_quiet && kt_ring_has_type(ring, maps))
+			r->pull_quiet = false;
+	}
+	for (int i = 0; i < nr; i++) {
+		long n;
+
+		if (!avail[i])
+			continue;
+		/* up to the heads taken above, not beyond */
+		n = kt_merge_pull(r->merge, i, kt_perf_ring(r->perf, i),
+				  avail[i], r->unwind ? pull_xform : NULL, r);
 		if (n < 0)
 			return n;
 		total += n;

@@ -155,6 +155,9 @@ struct ktrace_record {
 	uint64_t uw_regs_mask;	/* sample_regs_user */
 	unsigned char *uw_rec;	/* the rewritten record */
 	size_t uw_rec_cap;
+	long maps_pending;	/* MMAP2 records queued, not yet emitted */
+	bool pull_quiet;	/* this pull may unwind samples (pull_all) */
+	uint64_t *pull_avail;	/* per ring: bytes this pull takes */
 };
 
 int kt_record_emit(void *ctx, int src, uint64_t ts,
@@ -244,6 +247,9 @@ void kt_record_note_mmap(struct ktrace_record *r,
  * NULL when h is malformed. */
 const struct perf_event_header *
 kt_record_unwind(struct ktrace_record *r, const struct perf_event_header *h);
+/* A sample already unwound as it left its ring (misc bit, not one the
+ * kernel sets in PERF_RECORD_SAMPLE); cleared before it is handed on. */
+#define KT_MISC_UNWOUND (1 << 13)
 /* A JSON string (quoted, escaped) of at most n bytes of s, onto q. */
 void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n);
 /* Append the sampled address of s, symbolized ("ip sym+0xoff (dso)", or

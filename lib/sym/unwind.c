@@ -451,25 +451,36 @@ static void cache_put(struct kt_unwind *u, const struct uw_proc *p, int pid,
 	memcpy(c->key, key, sizeof(c->key));
 }
 
-int kt_unwind_user(struct kt_unwind *u, const struct kt_map *maps,
-		   int nr_maps, const struct kt_ustack *s, uint64_t *ips,
-		   int max)
+/* The sample's registers into u; false without SP and PC. */
+static bool uw_begin(struct kt_unwind *u, const struct kt_ustack *s)
 {
 	const struct kt_arch *a = u->arch;
-	uint64_t mask = s->regs_mask, key[4];
-	struct uw_proc *p;
-	int k = 0, n;
+	uint64_t mask = s->regs_mask;
+	int k = 0;
 
-	if (max <= 0 || !s->regs)
-		return 0;
+	if (!s->regs)
+		return false;
 	memset(u->byreg, 0, sizeof(u->byreg));
 	for (int bit = 0; bit < 64; bit++)
 		if (mask & (1ull << bit))
 			u->byreg[bit] = s->regs[k++];
 	if (!(mask & (1ull << a->perf_sp)) || !(mask & (1ull << a->perf_pc)))
-		return 0;
+		return false;
 	u->sp = u->byreg[a->perf_sp];
 	u->pc = u->byreg[a->perf_pc];
+	return true;
+}
+
+int kt_unwind_user(struct kt_unwind *u, const struct kt_map *maps,
+		   int nr_maps, const struct kt_ustack *s, uint64_t *ips,
+		   int max)
+{
+	uint64_t key[4];
+	struct uw_proc *p;
+	int n;
+
+	if (max <= 0 || !uw_begin(u, s))
+		return 0;
 	u->cur = s;
 	u->ips = ips;
 	u->n = 0;

@@ -113,7 +113,7 @@ static void rig_pull(struct rig *g, size_t max)
 	int i;
 
 	for (i = 0; i < g->n; i++)
-		assert_true(kt_merge_pull(g->m, i, &g->r[i], max) >= 0);
+		assert_true(kt_merge_pull(g->m, i, &g->r[i], max, NULL, NULL) >= 0);
 }
 
 static void rig_fini(struct rig *g)

@@ -129,7 +129,7 @@ static void drain_all(struct kt_perf *p, struct kt_merge *m)
 	int i;
 
 	for (i = 0; i < kt_perf_nr_rings(p); i++)
-		assert_true(kt_merge_pull(m, i, kt_perf_ring(p, i), 0) >= 0);
+		assert_true(kt_merge_pull(m, i, kt_perf_ring(p, i), 0, NULL, NULL) >= 0);
 	assert_true(kt_merge_drain(m) >= 0);
 }
 
@@ -429,7 +429,7 @@ static void test_getppid_stream(void **state)
 		kt_perf_poll(p, 10, NULL);
 		for (i = 0; i < kt_perf_nr_rings(p); i++)
 			assert_true(kt_merge_pull(m, i, kt_perf_ring(p, i),
-						  1 << 20) >= 0);
+						  1 << 20, NULL, NULL) >= 0);
 		assert_true(kt_merge_flush(m, mono_ns() - 10000000) >= 0);
 		if (done)
 			break;
