@@ -3,7 +3,7 @@
 # missing. Used by the README's two commands and by CI.
 set -e
 pkgs="build-essential pkg-config libtracefs-dev libtraceevent-dev libdw-dev
-libelf-dev libbpf-dev libcmocka-dev qemu-system-x86 busybox-static cpio
+libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev libcmocka-dev qemu-system-x86 busybox-static cpio
 python3 kmod clang-14 clang-tools-14 libclang-rt-14-dev libc6-dbg chromium fonts-dejavu-core linux-perf
 libncurses-dev tmux bash-completion mandoc
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm
