@@ -358,11 +358,11 @@ t_probe_args_by_name_at_every_optimisation() {
 	for o in O0 O2 Os; do
 		cc -$o -g -o $d/oneline-$o $d/oneline.c || { fail "cc $o"; return 1; }
 		cc -$o -g -Itests/targets -o $d/probed-$o tests/targets/probed.c || { fail "cc $o"; return 1; }
-		$KTRACE record -e "uprobe:$d/oneline-$o:mid n tag:string" -- $d/oneline-$o >$RT.out 2>$RT.err
-		expect_eq "$o: mid" "$(sed -n 's/.*:mid: ([0-9a-f]*) //p' $RT.out | tr '\n' ';')" \
+		$KTRACE record -e "uprobe:$d/oneline-$o:mid n tag:string" -- $d/oneline-$o >$d/out 2>$d/err
+		expect_eq "$o: mid" "$(sed -n 's/.*:mid: ([0-9a-f]*) //p' $d/out | tr '\n' ';')" \
 			'n=0 tag="a";n=1 tag="b";n=2 tag="b";' || r=1
-		$KTRACE record -e "uprobe:$d/probed-$o:parse_line line:string len" -- $d/probed-$o 2 >$RT.out 2>$RT.err
-		expect_eq "$o: parse_line" "$(sed -n 's/.*:parse_line: ([0-9a-f]*) //p' $RT.out | tr '\n' ';')" \
+		$KTRACE record -e "uprobe:$d/probed-$o:parse_line line:string len" -- $d/probed-$o 2 >$d/out 2>$d/err
+		expect_eq "$o: parse_line" "$(sed -n 's/.*:parse_line: ([0-9a-f]*) //p' $d/out | tr '\n' ';')" \
 			'line="a,b,c" len=5;line="one" len=3;line="x,y" len=3;' || r=1
 	done
 	# -O0, an offset inside mid's prologue: refused with where it ends
