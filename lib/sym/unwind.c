@@ -14,7 +14,7 @@
  * copied stack holds the same words where that unwind read, unwinds the
  * same: its frames come from a cache. Only unwinds whose every frame's
  * rules (CFA, return address, frame pointer) use no other register are
- * kept, so a hit is exact, never a guess. A loop sampled at one place,
+ * reused, so a hit is exact, never a guess. A loop sampled at one place,
  * the common case, costs a hash and a few compares instead of an unwind.
  */
 #include <errno.h>
@@ -48,6 +48,9 @@ struct uw_read {
 struct uw_cached {
 	unsigned long gen;	/* 0: empty */
 	int pid, max, n, nreads;
+	/* Its frames' rules use key registers only: 1, not: -1, not yet
+	 * looked at: 0 (looked at on its first match, not at every miss) */
+	signed char keyed;
 	uint64_t key[4];	/* PC, SP, FP, RA register */
 	struct uw_read *reads;
 	uint64_t *ips;
@@ -402,6 +405,14 @@ static int cache_find(struct kt_unwind *u, const struct uw_proc *p, int pid,
 	if (c->gen != p->gen || c->pid != pid || c->max != max ||
 	    memcmp(c->key, key, sizeof(c->key)))
 		return 0;
+	if (!c->keyed) {
+		c->keyed = 1;
+		for (int i = 0; i < c->n && c->keyed > 0; i++)
+			if (!frame_keyed(u, p->dwfl, c->ips[i]))
+				c->keyed = -1;
+	}
+	if (c->keyed < 0)
+		return 0;
 	for (int i = 0; i < c->nreads; i++) {
 		const struct uw_read *r = &c->reads[i];
 		bool ok = r->addr >= u->sp && size >= 8 &&
@@ -420,7 +431,8 @@ static int cache_find(struct kt_unwind *u, const struct uw_proc *p, int pid,
 	return c->n;
 }
 
-/* Keep this unwind when its result depends on the key and reads only. */
+/* Keep this unwind for samples with its key (cache_find() checks, once,
+ * that its result depends on the key and the reads only). */
 static void cache_put(struct kt_unwind *u, const struct uw_proc *p, int pid,
 		      const uint64_t key[4], int max)
 {
@@ -430,10 +442,12 @@ static void cache_put(struct kt_unwind *u, const struct uw_proc *p, int pid,
 
 	if (u->nreads > UW_READS || !u->n)
 		return;
-	for (int i = 0; i < u->n; i++)
-		if (!frame_keyed(u, p->dwfl, u->ips[i]))
-			return;
 	c = cache_slot(u, pid, key);
+	/* an unwind found to depend on other registers keeps its place:
+	 * its key is not looked at again */
+	if (c->keyed < 0 && c->gen == p->gen && c->pid == pid &&
+	    !memcmp(c->key, key, sizeof(c->key)))
+		return;
 	reads = malloc((u->nreads ? u->nreads : 1) * sizeof(*reads));
 	ips = malloc(u->n * sizeof(*ips));
 	if (!reads || !ips) {
