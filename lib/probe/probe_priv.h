@@ -32,6 +32,7 @@ struct ktrace_probe {
 	char *file;		/* FILE:LINE */
 	int line;
 	int lstart, lend;	/* location in the spec */
+	int fstart;		/* FUNC or SYMBOL in the spec */
 	struct probe_arg args[PROBE_MAX_ARGS];
 	int nargs;
 	char *location;		/* resolved: "func+8", "/bin/x:0x..." */

@@ -270,8 +270,10 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 		ret = kt_ures_symbol(ur, p->func, p->offs, &p->file_off,
 				      &sub);
 	if (ret) {
-		ret = kt_probe_err(err, p->spec, p->lstart, -ret, "%s",
-			   sub.msg ? sub.msg : strerror(-ret));
+		/* under the symbol, not its binary's path */
+		ret = kt_probe_err(err, p->spec, p->file ? p->lstart :
+				   p->fstart, -ret, "%s",
+				   sub.msg ? sub.msg : strerror(-ret));
 		ktrace_err_clear(&sub);
 		goto out;
 	}

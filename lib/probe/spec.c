@@ -285,6 +285,7 @@ static int parse_func(struct ktrace_probe *p, const char *s, int start,
 	const char *plus = strrchr(s, '+');
 	char *end;
 
+	p->fstart = start;
 	if (plus && plus != s) {
 		errno = 0;
 		p->offs = strtoul(plus + 1, &end, 0);

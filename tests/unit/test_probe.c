@@ -655,6 +655,10 @@ static void test_user_errors(void **state)
 	expect_err(spec, NULL, 0, 0, "nosuch", NULL);
 	expect_err("nosuchprog-kt:main", NULL, ENOENT, 0, "nosuchprog-kt",
 		   NULL);
+	/* BINARY:SYMBOL with an unknown symbol: the caret under the symbol */
+	snprintf(spec, sizeof(spec), "%s:parse_lin", probed);
+	expect_err(spec, NULL, ENOENT, (int)strlen(probed) + 1,
+		   "no function 'parse_lin'", "did you mean: parse_line");
 	if (access("/bin/bash", R_OK) == 0)
 		expect_err("bash:readline%return $retval", NULL, 0, 21,
 			   "no DWARF debug info", "install");
