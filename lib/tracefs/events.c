@@ -13,19 +13,17 @@
 
 #include "base/internal.h"
 
-/* pub's strings are owned by the entry (freed through casts). */
-struct ev_entry {
-	struct ktrace_event pub;
-	struct ktrace_field *fields;	/* pub.fields, writable */
-	bool borrowed;		/* pub.system, .name point into evs->avail */
-};
-
 struct ktrace_events {
 	struct ktrace_tfs *tfs;
-	struct ev_entry *v;
+	/*
+	 * The entries own their strings (freed through casts), except a
+	 * system and name that point into avail.
+	 */
+	struct ktrace_event *v;
 	int n, cap;
 	struct tep_handle *tep;
 	char *avail;		/* available_events, cut into names */
+	size_t avail_len;
 };
 
 /* One line of dynamic_events: "p:grp/ev ..." */
@@ -187,6 +185,15 @@ static const struct kt_dyn_def *dyn_find(const struct kt_dyn_set *ds,
 	return NULL;
 }
 
+/* Whether e's system and name point into evs->avail (not to be freed). */
+static bool ev_borrowed(const struct ktrace_events *evs,
+			const struct ktrace_event *e)
+{
+	uintptr_t a = (uintptr_t)evs->avail, s = (uintptr_t)e->system;
+
+	return evs->avail && s >= a && s < a + evs->avail_len;
+}
+
 /*
  * Add sys:name. borrow: the strings live as long as evs (they point into
  * evs->avail) and are not copied.
@@ -194,11 +201,11 @@ static const struct kt_dyn_def *dyn_find(const struct kt_dyn_set *ds,
 static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
 		  const struct kt_dyn_def *def, bool borrow)
 {
-	struct ev_entry *e;
+	struct ktrace_event *e;
 
 	if (evs->n == evs->cap) {
 		int cap = evs->cap ? evs->cap * 2 : 256;
-		struct ev_entry *nv = realloc(evs->v, cap * sizeof(*nv));
+		struct ktrace_event *nv = realloc(evs->v, cap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
@@ -207,84 +214,21 @@ static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
 	}
 	e = &evs->v[evs->n];
 	memset(e, 0, sizeof(*e));
-	e->borrowed = borrow;
-	e->pub.system = borrow ? sys : strdup(sys);
-	e->pub.name = borrow ? name : strdup(name);
-	e->pub.definition = def ? strdup(def->line) : NULL;
-	if (!e->pub.system || !e->pub.name || (def && !e->pub.definition)) {
+	e->system = borrow ? sys : strdup(sys);
+	e->name = borrow ? name : strdup(name);
+	e->definition = def ? strdup(def->line) : NULL;
+	if (!e->system || !e->name || (def && !e->definition)) {
 		if (!borrow) {
-			free((char *)e->pub.system);
-			free((char *)e->pub.name);
+			free((char *)e->system);
+			free((char *)e->name);
 		}
-		free((char *)e->pub.definition);
+		free((char *)e->definition);
 		return -ENOMEM;
 	}
-	e->pub.kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
-	e->pub.id = -1;
+	e->kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
+	e->id = -1;
 	evs->n++;
 	return 0;
-}
-
-/*
- * Sorting small keys, not the entries themselves (qsort copies them). A key
- * holds its system's rank and the first 14 bytes of the event name as two
- * integers, so that most comparisons need no strcmp.
- */
-struct ev_key {
-	uint64_t hi, lo;
-	int i;			/* index into v: its name breaks ties */
-};
-
-static inline int key_cmp(const struct ev_entry *v, const struct ev_key *x,
-			  const struct ev_key *y)
-{
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return strcmp(v[x->i].pub.name, v[y->i].pub.name);
-}
-
-/* Merge sort with the comparison inlined; tmp holds n keys. */
-static void key_sort(const struct ev_entry *v, struct ev_key *k,
-		     struct ev_key *tmp, int n)
-{
-	int h = n / 2, a = 0, b = h, o = 0;
-
-	if (n <= 8) {
-		for (int i = 1; i < n; i++) {
-			struct ev_key x = k[i];
-			int j = i;
-
-			for (; j > 0 && key_cmp(v, &x, &k[j - 1]) < 0; j--)
-				k[j] = k[j - 1];
-			k[j] = x;
-		}
-		return;
-	}
-	key_sort(v, k, tmp, h);
-	key_sort(v, k + h, tmp, n - h);
-	while (a < h && b < n)
-		tmp[o++] = key_cmp(v, &k[b], &k[a]) < 0 ? k[b++] : k[a++];
-	while (a < h)
-		tmp[o++] = k[a++];
-	memcpy(k, tmp, o * sizeof(*k));
-}
-
-/*
- * The first 14 bytes of s, zero past its end, big-endian: 6 of them into
- * the low bits of *hi, 8 into *lo.
- */
-static void name_key(const char *s, uint64_t *hi, uint64_t *lo)
-{
-	unsigned char b[16] = { 0 };
-	uint64_t x, y;
-
-	memcpy(b, s, strnlen(s, 14));
-	memcpy(&x, b, 8);
-	memcpy(&y, b + 6, 8);
-	*hi |= be64toh(x) >> 16;
-	*lo = be64toh(y);
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -293,11 +237,11 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /*
- * Rank of each entry's system in sorted order, in k[i].hi. Entries of one
+ * Rank of each entry's system in sorted order, in rank[i]. Entries of one
  * system mostly come in runs, so only the runs' names are sorted. The
  * number of systems, or -ENOMEM.
  */
-static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
+static int rank_systems(const struct ktrace_events *evs, int *rank)
 {
 	const char **runs = malloc(evs->n * sizeof(*runs));
 	int nruns = 0, nuniq = 0;
@@ -305,59 +249,120 @@ static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
 	if (!runs)
 		return -ENOMEM;
 	for (int i = 0; i < evs->n; i++)
-		if (!i || strcmp(evs->v[i].pub.system, evs->v[i - 1].pub.system))
-			runs[nruns++] = evs->v[i].pub.system;
+		if (!i || strcmp(evs->v[i].system, evs->v[i - 1].system))
+			runs[nruns++] = evs->v[i].system;
 	qsort(runs, nruns, sizeof(*runs), str_cmp);
 	for (int i = 0; i < nruns; i++)
 		if (!nuniq || strcmp(runs[i], runs[nuniq - 1]))
 			runs[nuniq++] = runs[i];
 	for (int i = 0; i < evs->n; i++) {
-		const char *sys = evs->v[i].pub.system;
+		const char *sys = evs->v[i].system, **r;
 
-		if (i && !strcmp(sys, evs->v[i - 1].pub.system)) {
-			k[i].hi = k[i - 1].hi;
+		if (i && !strcmp(sys, evs->v[i - 1].system)) {
+			rank[i] = rank[i - 1];
 			continue;
 		}
-		const char **r = bsearch(&sys, runs, nuniq, sizeof(*runs),
-					 str_cmp);
-		k[i].hi = (uint64_t)(r - runs) << 48;
+		r = bsearch(&sys, runs, nuniq, sizeof(*runs), str_cmp);
+		rank[i] = r - runs;
 	}
 	free(runs);
 	return nuniq;
 }
 
+struct ev_key {
+	const char *name;
+	int i;			/* index into evs->v */
+};
+
 /*
- * Sort evs by system, then name: the keys are sorted, then the entries
- * move in place along the permutation's cycles (no second array: every
- * page touched costs a fault). 0 or -ENOMEM.
+ * Order k[0..n), whose names share their first d bytes, by name as strcmp
+ * does: a three-way radix quicksort (Bentley and Sedgewick), which looks
+ * at a shared prefix once, not in every comparison.
+ */
+static void name_qsort(struct ev_key *k, int n, int d)
+{
+	while (n > 1) {
+		int lt = 0, i = 0, gt = n, p;
+		struct ev_key t;
+
+		if (n < 8) {
+			for (int x = 1; x < n; x++) {
+				int y = x;
+
+				t = k[x];
+				for (; y > 0 && strcmp(t.name + d,
+						       k[y - 1].name + d) < 0;
+				     y--)
+					k[y] = k[y - 1];
+				k[y] = t;
+			}
+			return;
+		}
+		/* the median of three bytes as the pivot */
+		{
+			int b0 = (unsigned char)k[0].name[d];
+			int b1 = (unsigned char)k[n / 2].name[d];
+			int b2 = (unsigned char)k[n - 1].name[d];
+
+			p = b0 < b1 ? (b1 < b2 ? b1 : (b0 < b2 ? b2 : b0))
+				    : (b0 < b2 ? b0 : (b1 < b2 ? b2 : b1));
+		}
+		while (i < gt) {
+			int c = (unsigned char)k[i].name[d];
+
+			if (c < p) {
+				t = k[lt], k[lt++] = k[i], k[i++] = t;
+			} else if (c > p) {
+				t = k[--gt], k[gt] = k[i], k[i] = t;
+			} else {
+				i++;
+			}
+		}
+		name_qsort(k, lt, d);
+		name_qsort(k + gt, n - gt, d);
+		if (!p)
+			return;	/* equal names */
+		k += lt;
+		n = gt - lt;
+		d++;
+	}
+}
+
+/*
+ * Sort evs by system (counting sort on the systems' ranks), then each
+ * system's run by name; then the entries move in place along the
+ * permutation's cycles (no second array of entries: every page touched
+ * costs a fault). 0 or -ENOMEM.
  */
 static int ev_sort(struct ktrace_events *evs)
 {
-	struct ev_key *k = malloc(2 * evs->n * sizeof(*k)), *t = k + evs->n;
-	int nsys = k ? rank_systems(evs, k) : -ENOMEM;
+	struct ev_key *k = malloc(evs->n * sizeof(*k));
+	int *rank = malloc(evs->n * sizeof(*rank));
+	int nsys = k && rank ? rank_systems(evs, rank) : -ENOMEM;
 	int *at = nsys >= 0 ? calloc(nsys + 1, sizeof(*at)) : NULL;
 
 	if (!at) {
+		free(rank);
 		free(k);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < evs->n; i++) {
-		name_key(evs->v[i].pub.name, &k[i].hi, &k[i].lo);
-		k[i].i = i;
-		at[(k[i].hi >> 48) + 1]++;
-	}
-	/* by system first (counting), then each system's run by name */
+	for (int i = 0; i < evs->n; i++)
+		at[rank[i] + 1]++;
 	for (int r = 0; r < nsys; r++)
 		at[r + 1] += at[r];
-	for (int i = 0; i < evs->n; i++)
-		t[at[k[i].hi >> 48]++] = k[i];
-	memcpy(k, t, evs->n * sizeof(*k));
+	for (int i = 0; i < evs->n; i++) {
+		struct ev_key *x = &k[at[rank[i]]++];
+
+		x->name = evs->v[i].name;
+		x->i = i;
+	}
+	free(rank);
 	for (int r = 0, from = 0; r < nsys; from = at[r++])
-		key_sort(evs->v, k + from, t, at[r] - from);
+		name_qsort(k + from, at[r] - from, 0);
 	free(at);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
-		struct ev_entry tmp;
+		struct ktrace_event tmp;
 		int j = i;
 
 		if (k[i].i < 0 || k[i].i == i)
@@ -488,6 +493,7 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 	if (!buf)
 		return -errno;
 	evs->avail = buf;	/* the names point into it */
+	evs->avail_len = len;
 	/* one allocation of the right size: no growth, fewer pages */
 	if (!nglobs) {
 		int lines = 0;
@@ -496,7 +502,7 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 		     p++)
 			lines++;
 		if (lines > evs->cap) {
-			struct ev_entry *nv = realloc(evs->v,
+			struct ktrace_event *nv = realloc(evs->v,
 						      lines * sizeof(*nv));
 
 			if (!nv)
@@ -610,19 +616,19 @@ void ktrace_events_free(struct ktrace_events *evs)
 	if (!evs)
 		return;
 	for (int i = 0; i < evs->n; i++) {
-		struct ev_entry *e = &evs->v[i];
+		struct ktrace_event *e = &evs->v[i];
 
-		if (!e->borrowed) {
-			free((char *)e->pub.system);
-			free((char *)e->pub.name);
+		if (!ev_borrowed(evs, e)) {
+			free((char *)e->system);
+			free((char *)e->name);
 		}
-		free((char *)e->pub.definition);
-		for (int j = 0; j < e->pub.nr_fields; j++) {
+		free((char *)e->definition);
+		for (int j = 0; j < e->nr_fields; j++) {
 			free((char *)e->fields[j].type);
 			free((char *)e->fields[j].name);
 		}
-		free(e->fields);
-		free((char *)e->pub.print_fmt);
+		free((void *)e->fields);
+		free((char *)e->print_fmt);
 	}
 	free(evs->v);
 	free(evs->avail);
@@ -641,26 +647,27 @@ const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 {
 	if (i < 0 || i >= evs->n)
 		return NULL;
-	return &evs->v[i].pub;
+	return &evs->v[i];
 }
 
-static int copy_fields(struct ev_entry *e, struct tep_event *te)
+static int copy_fields(struct ktrace_event *e, struct tep_event *te)
 {
 	struct tep_format_field *f;
 	int n = te->format.nr_common + te->format.nr_fields, i = 0;
+	struct ktrace_field *fields = calloc(n ? n : 1, sizeof(*fields));
 
-	e->fields = calloc(n ? n : 1, sizeof(*e->fields));
-	if (!e->fields)
+	if (!fields)
 		return -ENOMEM;
+	e->fields = fields;
 	for (int pass = 0; pass < 2; pass++) {
 		f = pass ? te->format.fields : te->format.common_fields;
 		for (; f && i < n; f = f->next, i++) {
-			struct ktrace_field *k = &e->fields[i];
+			struct ktrace_field *k = &fields[i];
 
 			k->type = strdup(f->type);
 			k->name = strdup(f->name);
 			if (!k->type || !k->name) {
-				e->pub.nr_fields = i + 1;
+				e->nr_fields = i + 1;
 				return -ENOMEM;
 			}
 			k->offset = f->offset;
@@ -669,7 +676,7 @@ static int copy_fields(struct ev_entry *e, struct tep_event *te)
 			k->is_common = !pass;
 		}
 	}
-	e->pub.nr_fields = i;
+	e->nr_fields = i;
 	return 0;
 }
 
@@ -684,27 +691,27 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 			return -ENOMEM;
 	}
 	for (int i = 0; i < evs->n; i++) {
-		struct ev_entry *e = &evs->v[i];
+		struct ktrace_event *e = &evs->v[i];
 		struct tep_event *te = NULL;
 		char *pf;
 		int ret;
 
 		if (e->fields)
 			continue;
-		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->pub.system,
-			    e->pub.name);
+		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->system,
+			    e->name);
 		if (!p)
 			return -errno;
 		buf = kt_read_at(p, "id", NULL);
 		if (buf) {
-			e->pub.id = atoi(buf);
+			e->id = atoi(buf);
 			free(buf);
 		}
 		buf = kt_read_at(p, "format", &len);
 		free(p);
 		if (!buf)
 			continue;	/* unreadable format: listed without */
-		if (tep_parse_format(evs->tep, &te, buf, len, e->pub.system) ==
+		if (tep_parse_format(evs->tep, &te, buf, len, e->system) ==
 		    TEP_ERRNO__SUCCESS && te) {
 			ret = copy_fields(e, te);
 			if (ret) {
@@ -714,10 +721,9 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 			pf = strstr(buf, "\nprint fmt: ");
 			if (pf) {
 				pf += strlen("\nprint fmt: ");
-				e->pub.print_fmt = strndup(pf,
+				e->print_fmt = strndup(pf,
 							   strcspn(pf, "\n"));
 			}
-			e->pub.fields = e->fields;
 		}
 		free(buf);
 	}

@@ -117,6 +117,85 @@ static void test_events_list(void **state)
 	ktrace_tfs_free(tfs);
 }
 
+static int ev_ref_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strcspn(x, ":"), ly = strcspn(y, ":");
+	int c = strncmp(x, y, lx < ly ? lx : ly);
+
+	if (!c && lx != ly)
+		c = lx < ly ? -1 : 1;	/* a system that is a prefix first */
+	return c ? c : strcmp(x + lx + 1, y + ly + 1);
+}
+
+/*
+ * Sorted as strcmp orders the system, then the name: systems that are
+ * prefixes of others, names sharing long prefixes, digits and '-' (which
+ * sort below ':'), long runs of one system, in an order the kernel might
+ * give.
+ */
+static void test_events_sort_order(void **state)
+{
+	static const char *const lines[] = {
+		"irq_vectors:x", "irq:softirq_raise", "irq:irq_handler_exit",
+		"irq1:a", "irq-x:b", "irq:irq_handler_entry", "a:b",
+		"syscalls:sys_enter_openat2", "syscalls:sys_enter_openat",
+		"syscalls:sys_exit_openat", "syscalls:sys_enter_open",
+		"xfs:xfs_alloc_exact_done", "xfs:xfs_alloc_exact_error",
+		"xfs:xfs_alloc_exact_notfound", "xfs:xfs_alloc_exact_done2",
+		"irq:softirq_entry", "irq:softirq_exit", "a:a", "a:a_",
+		"b:zzzzzzzzzzzzzzzzzzzzzzzz1", "b:zzzzzzzzzzzzzzzzzzzzzzzz0",
+		"b:zzzzzzzzzzzzzzzzzzzzzzzz", "b:9", "b:Z", "b:_", "b:z0",
+	};
+	enum { N = sizeof(lines) / sizeof(lines[0]) };
+	const char *want[N];
+	char *path;
+	FILE *f;
+	struct ktrace_tfs *tfs;
+	struct ktrace_events *evs;
+
+	assert_true(asprintf(&path, "%s/tracefs/available_events",
+			     (char *)*state) > 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	/* longer than a sort's small-group cutoff: many of one system */
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < N; i++)
+			if (!r || strncmp(lines[i], "irq:", 4))
+				fprintf(f, "%s%s\n", lines[i],
+					r ? (r == 1 ? "_r1" : "_r2") : "");
+	fclose(f);
+	free(path);
+	memcpy(want, lines, sizeof(want));
+	qsort(want, N, sizeof(want[0]), ev_ref_cmp);
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
+	assert_non_null(evs);
+	for (int i = 1, c; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *a = ktrace_events_get(evs, i - 1);
+		const struct ktrace_event *b = ktrace_events_get(evs, i);
+
+		c = strcmp(a->system, b->system);
+		if (c >= 0 && (c || strcmp(a->name, b->name) >= 0))
+			fail_msg("%s:%s before %s:%s", a->system, a->name,
+				 b->system, b->name);
+	}
+	/* the unsuffixed ones, in the reference order */
+	for (int i = 0, w = 0; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		char line[128];
+
+		snprintf(line, sizeof(line), "%s:%s", e->system, e->name);
+		if (w < N && !strcmp(line, want[w]))
+			w++;
+		if (i == ktrace_events_count(evs) - 1)
+			assert_int_equal(w, N);
+	}
+	ktrace_events_free(evs);
+	ktrace_tfs_free(tfs);
+}
+
 static void test_events_formats(void **state)
 {
 	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
@@ -795,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_cli_numbers_strict),
 		cmocka_unit_test_setup_teardown(test_events_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_sort_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_formats, setup, teardown),
 		cmocka_unit_test(test_tfs_open_missing),
 		cmocka_unit_test_setup_teardown(test_enable_disable, setup, teardown),
