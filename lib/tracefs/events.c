@@ -236,12 +236,18 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+struct ev_key {
+	const char *name;
+	int rank;		/* of its system, in sorted order */
+	int i;			/* index into evs->v */
+};
+
 /*
- * Rank of each entry's system in sorted order, in rank[i]. Entries of one
- * system mostly come in runs, so only the runs' names are sorted. The
- * number of systems, or -ENOMEM.
+ * The rank of each entry's system in sorted order, in k[i].rank. Entries
+ * of one system mostly come in runs, so only the runs' names are sorted.
+ * The number of systems, or -ENOMEM.
  */
-static int rank_systems(const struct ktrace_events *evs, int *rank)
+static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
 {
 	const char **runs = malloc(evs->n * sizeof(*runs));
 	int nruns = 0, nuniq = 0;
@@ -258,28 +264,39 @@ static int rank_systems(const struct ktrace_events *evs, int *rank)
 	for (int i = 0; i < evs->n; i++) {
 		const char *sys = evs->v[i].system, **r;
 
+		k[i].name = evs->v[i].name;
+		k[i].i = i;
 		if (i && !strcmp(sys, evs->v[i - 1].system)) {
-			rank[i] = rank[i - 1];
+			k[i].rank = k[i - 1].rank;
 			continue;
 		}
 		r = bsearch(&sys, runs, nuniq, sizeof(*runs), str_cmp);
-		rank[i] = r - runs;
+		k[i].rank = r ? r - runs : 0;
 	}
 	free(runs);
 	return nuniq;
 }
 
-struct ev_key {
-	const char *name;
-	int i;			/* index into evs->v */
-};
+/* "Byte" d of a key: its system's rank at -1, then its name's bytes. */
+static inline int key_byte(const struct ev_key *k, int d)
+{
+	return d < 0 ? k->rank : (unsigned char)k->name[d];
+}
+
+static int key_cmp(const struct ev_key *x, const struct ev_key *y, int d)
+{
+	if (d < 0 && x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name + (d < 0 ? 0 : d), y->name + (d < 0 ? 0 : d));
+}
 
 /*
- * Order k[0..n), whose names share their first d bytes, by name as strcmp
- * does: a three-way radix quicksort (Bentley and Sedgewick), which looks
- * at a shared prefix once, not in every comparison.
+ * Order k[0..n), which agree before "byte" d (see key_byte), by system
+ * rank, then name as strcmp orders it: a three-way radix quicksort
+ * (Bentley and Sedgewick), which looks at a shared prefix once, not in
+ * every comparison.
  */
-static void name_qsort(struct ev_key *k, int n, int d)
+static void key_qsort(struct ev_key *k, int n, int d)
 {
 	while (n > 1) {
 		int lt = 0, i = 0, gt = n, p;
@@ -290,25 +307,23 @@ static void name_qsort(struct ev_key *k, int n, int d)
 				int y = x;
 
 				t = k[x];
-				for (; y > 0 && strcmp(t.name + d,
-						       k[y - 1].name + d) < 0;
-				     y--)
+				for (; y > 0 && key_cmp(&t, &k[y - 1], d) < 0; y--)
 					k[y] = k[y - 1];
 				k[y] = t;
 			}
 			return;
 		}
-		/* the median of three bytes as the pivot */
+		/* the median of three as the pivot */
 		{
-			int b0 = (unsigned char)k[0].name[d];
-			int b1 = (unsigned char)k[n / 2].name[d];
-			int b2 = (unsigned char)k[n - 1].name[d];
+			int b0 = key_byte(&k[0], d);
+			int b1 = key_byte(&k[n / 2], d);
+			int b2 = key_byte(&k[n - 1], d);
 
 			p = b0 < b1 ? (b1 < b2 ? b1 : (b0 < b2 ? b2 : b0))
 				    : (b0 < b2 ? b0 : (b1 < b2 ? b2 : b1));
 		}
 		while (i < gt) {
-			int c = (unsigned char)k[i].name[d];
+			int c = key_byte(&k[i], d);
 
 			if (c < p) {
 				t = k[lt], k[lt++] = k[i], k[i++] = t;
@@ -318,9 +333,9 @@ static void name_qsort(struct ev_key *k, int n, int d)
 				i++;
 			}
 		}
-		name_qsort(k, lt, d);
-		name_qsort(k + gt, n - gt, d);
-		if (!p)
+		key_qsort(k, lt, d);
+		key_qsort(k + gt, n - gt, d);
+		if (d >= 0 && !p)
 			return;	/* equal names */
 		k += lt;
 		n = gt - lt;
@@ -329,37 +344,19 @@ static void name_qsort(struct ev_key *k, int n, int d)
 }
 
 /*
- * Sort evs by system (counting sort on the systems' ranks), then each
- * system's run by name; then the entries move in place along the
- * permutation's cycles (no second array of entries: every page touched
- * costs a fault). 0 or -ENOMEM.
+ * Sort evs by system, then name: the keys are sorted, then the entries
+ * move in place along the permutation's cycles (no second array of
+ * entries: every page touched costs a fault). 0 or -ENOMEM.
  */
 static int ev_sort(struct ktrace_events *evs)
 {
 	struct ev_key *k = malloc(evs->n * sizeof(*k));
-	int *rank = malloc(evs->n * sizeof(*rank));
-	int nsys = k && rank ? rank_systems(evs, rank) : -ENOMEM;
-	int *at = nsys >= 0 ? calloc(nsys + 1, sizeof(*at)) : NULL;
 
-	if (!at) {
-		free(rank);
+	if (!k || rank_systems(evs, k) < 0) {
 		free(k);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < evs->n; i++)
-		at[rank[i] + 1]++;
-	for (int r = 0; r < nsys; r++)
-		at[r + 1] += at[r];
-	for (int i = 0; i < evs->n; i++) {
-		struct ev_key *x = &k[at[rank[i]]++];
-
-		x->name = evs->v[i].name;
-		x->i = i;
-	}
-	free(rank);
-	for (int r = 0, from = 0; r < nsys; from = at[r++])
-		name_qsort(k + from, at[r] - from, 0);
-	free(at);
+	key_qsort(k, evs->n, -1);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
 		struct ktrace_event tmp;
