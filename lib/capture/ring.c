@@ -122,16 +122,30 @@ void kt_ring_consume(struct kt_ring *r)
 	__atomic_store_n(&r->meta->data_tail, r->pos, __ATOMIC_RELEASE);
 }
 
-bool kt_ring_has_type(const struct kt_ring *r, uint64_t types)
+void kt_ring_peek(struct kt_ring *r, uint64_t *from, uint64_t types,
+		  kt_ring_peek_fn fn, void *ctx)
 {
 	struct perf_event_header hdr;
+	uint64_t p = *from;
 
-	for (uint64_t p = r->pos; r->head - p >= sizeof(hdr); p += hdr.size) {
+	/* positions only grow: one behind the reader's was read */
+	if ((int64_t)(p - r->pos) < 0 || p - r->pos > r->head - r->pos)
+		p = r->pos;
+	for (; r->head - p >= sizeof(hdr); p += hdr.size) {
+		uint64_t off = p & r->mask;
+
 		ring_copy(r, &hdr, p, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > r->head - p)
-			return true;	/* damaged: kt_ring_next() will say */
-		if (hdr.type < 64 && (types & (1ull << hdr.type)))
-			return true;
+			break;	/* damaged: kt_ring_next() will say */
+		if (hdr.type >= 64 || !(types & (1ull << hdr.type)))
+			continue;
+		if (off + hdr.size <= r->size) {
+			fn(ctx, (const struct perf_event_header *)(r->data +
+								  off));
+		} else {
+			ring_copy(r, r->scratch, p, hdr.size);
+			fn(ctx, (const struct perf_event_header *)r->scratch);
+		}
 	}
-	return false;
+	*from = p;
 }

@@ -71,11 +71,17 @@ void kt_ring_consume(struct kt_ring *r);
 
 /* Unread bytes between the read position and the last snapshot. */
 /*
- * Whether a record whose type's bit is in types lies between the next
- * record and the head kt_ring_begin() took (also true when the ring looks
- * damaged there). Nothing is handed out.
+ * Hand fn each record whose type's bit is in types, from ring position
+ * *from (or the next record, if that is later) up to the head
+ * kt_ring_begin() took; nothing is taken. *from moves past what was
+ * looked at, so that over calls each record is seen once. The record is
+ * valid during the call only. A damaged record ends the walk
+ * (kt_ring_next() will say).
  */
-bool kt_ring_has_type(const struct kt_ring *r, uint64_t types);
+typedef void (*kt_ring_peek_fn)(void *ctx,
+				const struct perf_event_header *h);
+void kt_ring_peek(struct kt_ring *r, uint64_t *from, uint64_t types,
+		  kt_ring_peek_fn fn, void *ctx);
 
 static inline uint64_t kt_ring_pending(const struct kt_ring *r)
 {

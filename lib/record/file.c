@@ -384,7 +384,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	mm = kt_kfile_mmaps(r->kf, &nm);
 	for (size_t i = 0; i < nm; i++)
 		kt_record_add_map(r, mm[i].pid, mm[i].start, mm[i].len,
-				  mm[i].pgoff, mm[i].filename, true);
+				  mm[i].pgoff, mm[i].filename, true, 0);
 	uf = kt_kfile_uframes(r->kf, &nu);
 	r->kf_uframes = nu > 0;
 	for (size_t i = 0; i < nu; i++) {

@@ -109,6 +109,7 @@ void ktrace_record_free(struct ktrace_record *r)
 		return;
 	kt_merge_free(r->merge);
 	free(r->pull_avail);
+	free(r->map_scan);
 	kt_perf_free(r->perf);
 	for (int i = 0; i < r->nev; i++) {
 		free(r->ev[i].system);
@@ -590,8 +591,11 @@ int ktrace_record_open(struct ktrace_record *r,
 		return -errno;
 	r->pull_avail = calloc(kt_perf_nr_rings(r->perf) + 1,
 			       sizeof(*r->pull_avail));
-	if (!r->pull_avail)
+	r->map_scan = calloc(kt_perf_nr_rings(r->perf) + 1,
+			     sizeof(*r->map_scan));
+	if (!r->pull_avail || !r->map_scan)
 		return -ENOMEM;
+	r->maps_live = true;
 	return 0;
 }
 
@@ -837,6 +841,7 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 	(void)src;
 	if (ts > r->last_time)
 		r->last_time = ts;
+	r->emit_time = ts;
 	if (h->type == PERF_RECORD_SAMPLE && (h->misc & KT_MISC_UNWOUND)) {
 		/* unwound as it left the ring: the misc bit goes */
 		struct perf_event_header *w = (struct perf_event_header *)h;
@@ -847,9 +852,6 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 		if (!h)
 			return 0;
 	}
-	if ((h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_MMAP) &&
-	    r->maps_pending > 0)
-		r->maps_pending--;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		/* libtraceevent reads the common header unchecked; a
@@ -903,7 +905,8 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 		goto other;
 	}
 	case PERF_RECORD_MMAP2:
-		kt_record_note_mmap(r, h);
+		if (!r->maps_live)	/* live, taken when pulled */
+			kt_record_note_mmap(r, h, ts);
 		goto other;
 	default:
 		goto other;
@@ -931,26 +934,32 @@ static uint64_t now_ns(void)
 /*
  * Take what every ring holds into the merge. With DWARF stacks a sample
  * carries 8 KiB of stack; queueing those copies was most of a recording's
- * cost, and records were lost to it. So a sample is queued already
- * unwound, its stack dropped, when the mappings known now are all it can
- * need: no MMAP2 is queued, and none is in any ring up to the heads taken
- * first (a mapping made before a sample is written before it, so it would
- * be within those heads). Otherwise it is unwound when it leaves the
- * merge, in time order with the mappings, as before.
+ * cost, and records were lost to it. So every sample is unwound as it
+ * leaves its ring and queued with its frames, its stack dropped. What it
+ * needs is every mapping made before it: a mapping is written to its ring
+ * before any sample that could need it, so one that a sample within the
+ * heads taken first needs lies within the heads taken after them. Those
+ * mappings are taken first, each with its time (a sample older than a
+ * mapping does not see it: lib/sym/unwind.c, user_loc()); the MMAP2
+ * records themselves go through the merge as before.
  */
-/*
- * kt_merge_xform_fn with DWARF stacks: MMAP2 records counted as queued,
- * and in a quiet round a sample unwound, if it can be.
- */
+static void scan_map(void *ctx, const struct perf_event_header *h)
+{
+	struct ktrace_record *r = ctx;
+	uint64_t ts = 0;
+
+	kt_merge_rec_time(&r->mcfg, h, &ts);
+	kt_record_note_mmap(r, h, ts);
+}
+
+/* kt_merge_xform_fn with DWARF stacks: a sample unwound, if it can be. */
 static const struct perf_event_header *
 pull_xform(void *ctx, const struct perf_event_header *h)
 {
 	struct ktrace_record *r = ctx;
 	struct perf_event_header *c;
 
-	if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_MMAP)
-		r->maps_pending++;
-	if (h->type != PERF_RECORD_SAMPLE || !r->pull_quiet)
+	if (h->type != PERF_RECORD_SAMPLE)
 		return h;
 	c = (struct perf_event_header *)kt_record_unwind(r, h);
 	if (!c)
@@ -961,26 +970,25 @@ pull_xform(void *ctx, const struct perf_event_header *h)
 
 static long pull_all(struct ktrace_record *r)
 {
-	const uint64_t maps = 1ull << PERF_RECORD_MMAP |
-			      1ull << PERF_RECORD_MMAP2;
 	int nr = kt_perf_nr_rings(r->perf);
 	uint64_t *avail = r->pull_avail;
 	long total = 0;
 
-	r->pull_quiet = r->unwind && r->maps_pending <= 0;
-	for (int i = 0; i < nr; i++) {
+	for (int i = 0; i < nr; i++)
+		avail[i] = kt_ring_begin(kt_perf_ring(r->perf, i));
+	for (int i = 0; i < nr && r->maps_live; i++) {
 		struct kt_ring *ring = kt_perf_ring(r->perf, i);
 
-		avail[i] = kt_ring_begin(ring);
-		if (r->pull_quiet && kt_ring_has_type(ring, maps))
-			r->pull_quiet = false;
+		kt_ring_begin(ring);	/* a newer head: see above */
+		kt_ring_peek(ring, &r->map_scan[i],
+			     1ull << PERF_RECORD_MMAP2, scan_map, r);
 	}
 	for (int i = 0; i < nr; i++) {
 		long n;
 
 		if (!avail[i])
 			continue;
-		/* up to the heads taken above, not beyond */
+		/* up to the heads taken first, not beyond */
 		n = kt_merge_pull(r->merge, i, kt_perf_ring(r->perf, i),
 				  avail[i], r->unwind ? pull_xform : NULL, r);
 		if (n < 0)

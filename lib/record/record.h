@@ -139,6 +139,10 @@ struct ktrace_record {
 	void *kf_mem;			/* its bytes, when read from a pipe */
 	struct kt_map *maps;
 	int nr_maps;
+	uint64_t maps_newest;	/* the newest mapping's time */
+	/* the time of the record being emitted: a user address is looked up
+	 * among the mappings made by then (stack.c) */
+	uint64_t emit_time;
 	int loc_map;		/* the last mapping a user address was in, */
 	int loc_ubin;		/* and its binary (stack.c) */
 	void *usyms;		/* per-binary symbol tables (record_stack.c) */
@@ -155,9 +159,11 @@ struct ktrace_record {
 	uint64_t uw_regs_mask;	/* sample_regs_user */
 	unsigned char *uw_rec;	/* the rewritten record */
 	size_t uw_rec_cap;
-	long maps_pending;	/* MMAP2 records queued, not yet emitted */
-	bool pull_quiet;	/* this pull may unwind samples (pull_all) */
 	uint64_t *pull_avail;	/* per ring: bytes this pull takes */
+	/* Live: mappings are taken from the rings before the records around
+	 * them (pull_all), each at its time, up to map_scan[ring]. */
+	bool maps_live;
+	uint64_t *map_scan;
 };
 
 int kt_record_emit(void *ctx, int src, uint64_t ts,
@@ -235,13 +241,15 @@ int kt_record_load_uframe(struct ktrace_record *r, const char *path,
 int kt_record_parse_sample(struct ktrace_record *r,
 			   const struct perf_event_header *h,
 			   struct ktrace_sample *s);
+/* A mapping of pid made at time (0: before anything recorded). */
 void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 		       uint64_t len, uint64_t pgoff, const char *path,
-		       bool synth);
+		       bool synth, uint64_t time);
 /* Maps of an existing process from /proc/PID/maps (for -p with -g). */
 void kt_record_read_proc_maps(struct ktrace_record *r, int pid);
+/* The mapping an MMAP2 record made at time, if it is one of a file. */
 void kt_record_note_mmap(struct ktrace_record *r,
-			 const struct perf_event_header *h);
+			 const struct perf_event_header *h, uint64_t time);
 /* With DWARF unwinding: h with its user frames unwound, its registers
  * and stack copy dropped (a buffer of r valid until the next call), or
  * NULL when h is malformed. */

@@ -23,7 +23,7 @@
 #include "kfile/kfile.h"
 
 void kt_record_note_mmap(struct ktrace_record *r,
-			 const struct perf_event_header *h)
+			 const struct perf_event_header *h, uint64_t time)
 {
 	const struct {
 		struct perf_event_header h;
@@ -46,7 +46,7 @@ void kt_record_note_mmap(struct ktrace_record *r,
 	     (m->filename[0] != '/' || !strncmp(m->filename, "//", 2))))
 		return;
 	kt_record_add_map(r, m->pid, m->addr, m->len, m->pgoff, m->filename,
-			  false);
+			  false, time);
 	kt_unwind_forget(r->unwind, m->pid);
 }
 
@@ -79,7 +79,13 @@ kt_record_unwind(struct ktrace_record *r, const struct perf_event_header *h)
 		us.tid = ((const int32_t *)p)[1];
 		p += 8;
 	}
-	p += 8 * (!!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
+	us.time = UINT64_MAX;	/* untimed: every mapping known */
+	if (st & PERF_SAMPLE_TIME) {
+		NEED(8);
+		memcpy(&us.time, p, 8);
+		p += 8;
+	}
+	p += 8 * (!!(st & PERF_SAMPLE_ADDR) +
 		  !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
 		  !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
 	chain = p;
@@ -178,7 +184,7 @@ kt_record_unwind(struct ktrace_record *r, const struct perf_event_header *h)
 
 void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 		       uint64_t len, uint64_t pgoff, const char *path,
-		       bool synth)
+		       bool synth, uint64_t time)
 {
 	struct kt_map *nv = realloc(r->maps, (r->nr_maps + 1) * sizeof(*nv));
 
@@ -190,9 +196,12 @@ void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 	nv[r->nr_maps].len = len;
 	nv[r->nr_maps].pgoff = pgoff;
 	nv[r->nr_maps].synth = synth;
+	nv[r->nr_maps].time = time;
 	nv[r->nr_maps].path = strdup(path);
 	if (nv[r->nr_maps].path)
 		r->nr_maps++;
+	if (time > r->maps_newest)
+		r->maps_newest = time;
 	r->loc_map = -1;	/* a newer mapping may hide the last hit */
 }
 
@@ -216,7 +225,8 @@ void kt_record_read_proc_maps(struct ktrace_record *r, int pid)
 		if (perms[2] != 'x' ||
 		    (file[0] != '/' && strcmp(file, KT_VDSO_NAME)))
 			continue;
-		kt_record_add_map(r, pid, start, end - start, off, file, true);
+		kt_record_add_map(r, pid, start, end - start, off, file, true,
+				  0);
 	}
 	fclose(f);
 }
@@ -470,20 +480,22 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 }
 
 /*
- * Where user address ip of pid lies: its newest mapping (*map) and that
- * binary, the file offset in *off; or, in no file mapping, the process's
- * JIT map (*map NULL, *off = ip). NULL when neither applies. The last
- * hit is tried first: the frames of one stack mostly share binaries.
+ * Where user address ip of pid lies: its newest mapping made by the time
+ * of the record being emitted (*map) and that binary, the file offset in
+ * *off; or, in no file mapping, the process's JIT map (*map NULL, *off =
+ * ip). NULL when neither applies. When every mapping is that old, the
+ * last hit is tried first: the frames of one stack mostly share binaries.
  */
 static struct ubin *user_loc(struct ktrace_record *r, int pid, uint64_t ip,
 			     uint64_t *off, const struct kt_map **map)
 {
 	const struct kt_map *m = NULL;
+	bool all = r->emit_time >= r->maps_newest;
 	char path[64];
 	struct ubin *b;
 
 	*map = NULL;
-	if (r->loc_map >= 0 && r->loc_map < r->nr_maps) {
+	if (all && r->loc_map >= 0 && r->loc_map < r->nr_maps) {
 		m = &r->maps[r->loc_map];
 		if (m->pid == pid && ip >= m->start && ip < m->start + m->len) {
 			struct ubins *u = r->usyms;
@@ -503,9 +515,10 @@ static struct ubin *user_loc(struct ktrace_record *r, int pid, uint64_t ip,
 	for (int i = r->nr_maps - 1; i >= 0 && !m; i--) {
 		const struct kt_map *c = &r->maps[i];
 
-		if (c->pid == pid && ip >= c->start && ip < c->start + c->len) {
+		if (c->pid == pid && ip >= c->start &&
+		    ip < c->start + c->len && c->time <= r->emit_time) {
 			m = c;
-			r->loc_map = i;
+			r->loc_map = all ? i : -1;
 		}
 	}
 	if (m) {

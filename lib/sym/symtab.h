@@ -30,6 +30,10 @@ struct kt_map {
 	uint64_t start, len, pgoff;
 	char *path;
 	bool synth;		/* from /proc or the file, not an MMAP2 record */
+	/* when it was made (perf clock, an MMAP2 record's time); 0: before
+	 * anything recorded (/proc, a file's table). A sample older than a
+	 * mapping does not see it. */
+	uint64_t time;
 };
 
 void kt_symtab_free(struct kt_symtab *t);

@@ -35,6 +35,9 @@
 struct uw_proc {
 	int pid;
 	Dwfl *dwfl;		/* NULL: nothing to unwind with */
+	/* the sample times its mappings are right for: the newest one in
+	 * it was made at vis_lo, the oldest left out at vis_hi */
+	uint64_t vis_lo, vis_hi;
 	unsigned long used;	/* for eviction: the oldest goes */
 	unsigned long gen;	/* which Dwfl: cached unwinds name it */
 };
@@ -216,25 +219,40 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* A Dwfl with pid's mappings as modules, attached to the callbacks. */
+/*
+ * A Dwfl with the mappings pid had at time t as modules, attached to the
+ * callbacks; p->vis_lo and vis_hi say for which sample times those are
+ * the mappings.
+ */
 static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
-			int nr_maps, int pid)
+			int nr_maps, struct uw_proc *p, uint64_t t)
 {
 	struct { uint64_t lo, hi; } seen[UW_MODS];
-	int nseen = 0;
+	int nseen = 0, pid = p->pid;
 	Dwfl *dwfl = dwfl_begin(&u->cb);
 
+	p->vis_lo = 0;
+	p->vis_hi = UINT64_MAX;
 	if (!dwfl)
 		return NULL;
 	dwfl_report_begin(dwfl);
 	/* Newest first: a later mapping hides an older one it overlaps
 	 * (exec, dlclose then dlopen at the same place). */
-	for (int i = nr_maps - 1; i >= 0 && nseen < UW_MODS; i--) {
+	for (int i = nr_maps - 1; i >= 0; i--) {
 		const struct kt_map *m = &maps[i];
 		const char *file = m->path;
 		bool hidden = false;
 
 		if (m->pid != pid || !file)
+			continue;
+		if (m->time > t) {	/* not made yet at t */
+			if (m->time < p->vis_hi)
+				p->vis_hi = m->time;
+			continue;
+		}
+		if (m->time > p->vis_lo)
+			p->vis_lo = m->time;
+		if (nseen == UW_MODS)
 			continue;
 		if (!strcmp(file, KT_VDSO_NAME))
 			file = kt_vdso_path();
@@ -260,9 +278,10 @@ static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
 	return dwfl;
 }
 
+/* pid's modules as they were at time t (built, or kept from before). */
 static struct uw_proc *proc_get(struct kt_unwind *u,
 				 const struct kt_map *maps, int nr_maps,
-				 int pid)
+				 int pid, uint64_t t)
 {
 	struct uw_proc *p = NULL, *old = &u->procs[0];
 
@@ -271,7 +290,11 @@ static struct uw_proc *proc_get(struct kt_unwind *u,
 
 		if (q->used && q->pid == pid) {
 			q->used = ++u->tick;
-			return q;
+			if (t >= q->vis_lo && t < q->vis_hi)
+				return q;
+			proc_drop(q);	/* another set of mappings */
+			p = q;
+			break;
 		}
 		if (!p && !q->used)
 			p = q;
@@ -285,7 +308,7 @@ static struct uw_proc *proc_get(struct kt_unwind *u,
 	p->pid = pid;
 	p->used = ++u->tick;
 	p->gen = u->tick;
-	p->dwfl = proc_build(u, maps, nr_maps, pid);
+	p->dwfl = proc_build(u, maps, nr_maps, p, t);
 	return p;
 }
 
@@ -500,7 +523,7 @@ int kt_unwind_user(struct kt_unwind *u, const struct kt_map *maps,
 	u->n = 0;
 	u->max = max;
 	u->nreads = 0;
-	p = proc_get(u, maps, nr_maps, s->pid);
+	p = proc_get(u, maps, nr_maps, s->pid, s->time);
 	if (!p->dwfl) {
 		ips[0] = u->pc;	/* the PC alone is still right */
 		u->cur = NULL;

@@ -22,6 +22,8 @@ struct kt_ustack {
 	uint64_t regs_mask;
 	const unsigned char *stack;	/* copied from the user SP up */
 	uint64_t stack_size;
+	uint64_t time;		/* the sample's: mappings made later are not
+				 * its process's yet */
 };
 
 /* An unwinder for one architecture; NULL + errno (ENOMEM). */
@@ -32,7 +34,7 @@ void kt_unwind_free(struct kt_unwind *u);
 void kt_unwind_forget(struct kt_unwind *u, int pid);
 /*
  * Unwind s with the mappings of s->pid among maps[0..nr_maps) (newest
- * last). Writes up to max return addresses, innermost first (the first
+ * last) made no later than s->time. Writes up to max return addresses, innermost first (the first
  * is the sampled PC), into ips. Returns how many, 0 when nothing could be
  * unwound (then the caller shows no user frames rather than wrong ones).
  */

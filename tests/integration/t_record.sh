@@ -1178,6 +1178,35 @@ t_record_pid_namespaces_own_their_groups() {
 	expect_eq "namespaced groups left after the host's sweep" "$left" "$(printf '%s' "$before" | grep -c .)" || return 1
 }
 
+# Two libraries of one size, dlopen()ed and dlclose()d in turn, land at the
+# same address: each sample's frames are looked up among the mappings made
+# before it, not the newest ones (maps are taken from the rings before the
+# samples around them, with their times). Live and from the file.
+t_record_replaced_mapping_named_by_time() {
+	local d=$RT.reload s out
+	rm -rf $d; mkdir -p $d
+	for s in a b; do
+		printf '#include <unistd.h>\n#include <sys/syscall.h>\n__attribute__((noipa)) int in_%s(void) { return syscall(SYS_getppid); }\n__attribute__((noipa)) int hop(void) { return in_%s() + 1; }\n' $s $s >$d/lib$s.c
+		gcc -O2 -g -shared -fPIC -o $d/lib$s.so $d/lib$s.c || fail "gcc lib$s" || return 1
+	done
+	out=$($TARGETS/reload $d/liba.so $d/libb.so 1) || fail "reload: $out" || return 1
+	# the test means something only when the second takes the first's place
+	expect_eq "same address" "$(echo "$out" | awk '{print $2}' | sort -u | wc -l)" 1 || return 1
+	$KTRACE record -g -o $d/k.dat -e syscalls:sys_enter_getppid -- $TARGETS/reload $d/liba.so $d/libb.so 200 >/dev/null 2>$RT.err \
+		|| fail "record: $(cat $RT.err)" || return 1
+	$KTRACE report -i $d/k.dat >$RT.rep 2>$RT.err || fail "report: $(cat $RT.err)" || return 1
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $TARGETS/reload $d/liba.so $d/libb.so 200 >$RT.out 2>$RT.err \
+		|| fail "record live: $(cat $RT.err)" || return 1
+	for f in $RT.out $RT.rep; do
+		expect_eq "frames of each library ($f)" "$(chain_frames $f | cut -d';' -f1-4 | sort | uniq -c | awk '{print $1, $2}')" \
+"200 syscall;in_a;hop;call_lib
+200 syscall;in_b;hop;call_lib" || return 1
+		expect_eq "their binaries ($f)" "$(grep -oE ' in_[ab]\+0x[0-9a-f]+ \([^)]*\)' $f | sed -E 's/\+0x[0-9a-f]+//' | sort | uniq -c | awk '{print $1, $2, $3}')" \
+"200 in_a ($d/liba.so)
+200 in_b ($d/libb.so)" || return 1
+	done
+}
+
 # A stripped binary names its functions in other places, found as perf
 # and gdb find them: MiniDebugInfo (Fedora's .gnu_debugdata, xz) and a
 # debug file named by .gnu_debuglink (its CRC checked: a stale one is not

@@ -108,6 +108,80 @@ static void test_wrap_record(void **state)
 	syn_fini(&s);
 }
 
+/*
+ * kt_ring_peek: records of the asked types handed out where they lie
+ * (one across the end from scratch), none taken, each seen once over
+ * calls; a position behind the reader's starts at the reader's.
+ */
+struct peek_seen {
+	int n;
+	uint64_t times[8];
+};
+
+static void peek_cb(void *ctx, const struct perf_event_header *h)
+{
+	struct peek_seen *ps = ctx;
+	uint64_t t;
+
+	assert_int_equal(h->type, PERF_RECORD_COMM);
+	memcpy(&t, (const unsigned char *)h + h->size - 24, 8);
+	if (ps->n < 8)
+		ps->times[ps->n] = t;
+	ps->n++;
+}
+
+static void test_peek(void **state)
+{
+	unsigned char a[512];
+	struct peek_seen ps = { 0 };
+	struct synring s;
+	struct kt_ring r;
+	uint64_t from = 0, start = 3 * RSZ - 100;
+
+	(void)state;
+	setup_ring(&s, &r, start);
+	syn_sample(a, 9, 1, 2, 10, 0, 20, 0x5a);
+	syn_put(&s, a);
+	syn_comm(a, 1, 2, "first", 11, 0, 9);	/* crosses the end */
+	syn_put(&s, a);
+	syn_comm(a, 1, 2, "across", 12, 0, 9);
+	syn_put(&s, a);
+	kt_ring_begin(&r);
+	kt_ring_peek(&r, &from, 1ull << PERF_RECORD_COMM, peek_cb, &ps);
+	assert_int_equal(ps.n, 2);
+	assert_int_equal(ps.times[0], 11);
+	assert_int_equal(ps.times[1], 12);
+	assert_int_equal(from, s.meta->data_head);
+	assert_int_equal(r.pos, start);		/* nothing taken */
+	/* seen once: nothing new, nothing again */
+	kt_ring_peek(&r, &from, 1ull << PERF_RECORD_COMM, peek_cb, &ps);
+	assert_int_equal(ps.n, 2);
+	/* a new one only; the samples were never asked for */
+	syn_sample(a, 9, 1, 2, 13, 0, 20, 0x5a);
+	syn_put(&s, a);
+	syn_comm(a, 1, 2, "third", 14, 0, 9);
+	syn_put(&s, a);
+	kt_ring_begin(&r);
+	kt_ring_peek(&r, &from, 1ull << PERF_RECORD_COMM, peek_cb, &ps);
+	assert_int_equal(ps.n, 3);
+	assert_int_equal(ps.times[2], 14);
+	/* the records are all still there for the reader */
+	for (int i = 0; i < 5; i++)
+		assert_non_null(kt_ring_next(&r));
+	assert_null(kt_ring_next(&r));
+	kt_ring_consume(&r);
+	/* a position behind the reader's (a fresh one) starts there */
+	from = 0;
+	syn_comm(a, 1, 2, "fourth", 15, 0, 9);
+	syn_put(&s, a);
+	kt_ring_begin(&r);
+	kt_ring_peek(&r, &from, 1ull << PERF_RECORD_COMM, peek_cb, &ps);
+	assert_int_equal(ps.n, 4);
+	assert_int_equal(ps.times[3], 15);
+	kt_ring_fini(&r);
+	syn_fini(&s);
+}
+
 /* The 8-byte header itself straddles the end. */
 static void test_wrap_header(void **state)
 {
@@ -296,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_init_rejects),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_wrap_record),
+		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_wrap_header),
 		cmocka_unit_test(test_wrap_every_offset),
 		cmocka_unit_test(test_rounds),
