@@ -98,3 +98,32 @@ for t in perf-dwarf perf-fp ktrace-dwarf ktrace-fp; do
 done
 echo
 echo "ktrace dwarf's stack: $(sort $W/ktrace-dwarf.frames | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')"
+
+# Loss with default settings at BENCH_LOSS_N records (default 10^6), each
+# way BENCH_LOSS_RUNS times: ktrace -g printing, and ktrace -g -o FILE.
+# perf dwarf is not in it: its file would be ~8.5 GB, and its pipe mode
+# (-o -) fails to read back its own DWARF samples here (perf 6.1).
+LN=${BENCH_LOSS_N:-1000000}
+LR=${BENCH_LOSS_RUNS:-3}
+echo
+echo "# loss at $LN records with default settings, $LR runs each (records lost per run)"
+echo
+echo "| tracer | lost per run |"
+echo "|---|---|"
+loss_ktrace() { # ARGS... -> records lost in one run
+	"$K" record -g "$@" -e syscalls:sys_enter_getppid -- $CHAIN $LN >/dev/null 2>$W/loss.err ||
+		{ echo "failed: $(tail -1 $W/loss.err)"; return; }
+	grep -oE 'LOST [0-9]+' $W/loss.err | awk '{ s += $2 } END { print s + 0 }'
+}
+for t in "ktrace -g" "ktrace -g -o"; do
+	v=""
+	for _ in $(seq $LR); do
+		if [ "$t" = "ktrace -g" ]; then
+			v="$v $(loss_ktrace)"
+		else
+			v="$v $(loss_ktrace -o $W/loss.dat)"
+			rm -f $W/loss.dat
+		fi
+	done
+	echo "| $t |$v |"
+done

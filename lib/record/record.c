@@ -585,6 +585,10 @@ int ktrace_record_open(struct ktrace_record *r,
 	if ((opts->callchain || (r->sample_type & PERF_SAMPLE_IP)) &&
 	    !opts->enable_on_exec)
 		read_running_maps(r, opts->pids, opts->nr_pids);
+	/* A stack's kernel frames need kallsyms (~40 ms to read): now, not
+	 * at the first stack printed, while the rings fill. */
+	if (opts->callchain)
+		r->src->ksyms(r);
 	r->merge = kt_merge_alloc(kt_perf_nr_rings(r->perf), &r->mcfg,
 				  kt_record_emit, r);
 	if (!r->merge)
@@ -946,10 +950,14 @@ static uint64_t now_ns(void)
 static void scan_map(void *ctx, const struct perf_event_header *h)
 {
 	struct ktrace_record *r = ctx;
+	int n = r->nr_maps;
 	uint64_t ts = 0;
 
 	kt_merge_rec_time(&r->mcfg, h, &ts);
 	kt_record_note_mmap(r, h, ts);
+	/* its frames will be named soon: read the binary meanwhile */
+	if (r->unwind && r->nr_maps > n)
+		kt_record_prefetch_binary(r, r->maps[r->nr_maps - 1].path);
 }
 
 /* kt_merge_xform_fn with DWARF stacks: a sample unwound, if it can be. */
@@ -1015,6 +1023,18 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 	ret = pull_all(r);
 	if (ret < 0)
 		return ret;
+	/*
+	 * While a binary is read in a thread (stack.c), the records stay
+	 * queued (unwound, they are small) rather than wait for it here with
+	 * the rings filling; a second at most.
+	 */
+	if (kt_record_prefetching(r)) {
+		if (!r->held_since)
+			r->held_since = now_ns();
+		if (now_ns() - r->held_since < 1000000000ull)
+			return 0;
+	}
+	r->held_since = 0;
 	r->fn = fn;
 	r->fnctx = ctx;
 	ret = kt_merge_flush(r->merge, horizon);

@@ -164,6 +164,8 @@ struct ktrace_record {
 	 * them (pull_all), each at its time, up to map_scan[ring]. */
 	bool maps_live;
 	uint64_t *map_scan;
+	int nr_prefetch;	/* binaries being read by threads (stack.c) */
+	uint64_t held_since;	/* records held while they are (poll) */
 };
 
 int kt_record_emit(void *ctx, int src, uint64_t ts,
@@ -247,6 +249,14 @@ void kt_record_add_map(struct ktrace_record *r, int pid, uint64_t start,
 		       bool synth, uint64_t time);
 /* Maps of an existing process from /proc/PID/maps (for -p with -g). */
 void kt_record_read_proc_maps(struct ktrace_record *r, int pid);
+/*
+ * Start reading the symbols and DWARF of the binary at path in a thread
+ * (stack.c), to be taken over by the first frame that needs them; nothing
+ * when enough threads are reading already.
+ */
+void kt_record_prefetch_binary(struct ktrace_record *r, const char *path);
+/* Whether a binary is still being read so. */
+bool kt_record_prefetching(const struct ktrace_record *r);
 /* The mapping an MMAP2 record made at time, if it is one of a file. */
 void kt_record_note_mmap(struct ktrace_record *r,
 			 const struct perf_event_header *h, uint64_t time);

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,8 +243,11 @@ struct fcache_ent {
 };
 
 /* One binary's symbols by virtual address plus its PT_LOAD segments. */
+struct ubin_pf;
+
 struct ubin {
 	char *path;
+	struct ubin_pf *pf;	/* being read by a thread of its own */
 	struct kt_symtab syms;
 	struct kt_segs segs;	/* PT_LOAD; a JIT map: one, off == vaddr */
 	struct kt_dwarf_file *dw;	/* for inlined frames */
@@ -316,6 +321,100 @@ out:
 	kt_symtab_sort(&b->syms);
 }
 
+/*
+ * Reading a binary's symbols and DWARF takes long: ~40 ms for libc's
+ * debug file, whose sections libdw inflates at once. Done at the first
+ * frame printed, the rings fill meanwhile and records are lost. So when a
+ * mapping of a binary is taken from the rings (DWARF stacks, live), a
+ * thread of its own reads it into a ubin of its own (touching nothing
+ * else), handed over at the first frame that needs it.
+ */
+struct ubin_pf {
+	pthread_t th;
+	struct ubin b;		/* path, syms, segs, dw */
+	int *running;		/* the recording's count of these */
+	bool done;		/* the thread has read it (atomic) */
+};
+
+/* At most this many binaries are read at once. */
+#define UBIN_PF_MAX 4
+
+static void *ubin_pf_run(void *arg)
+{
+	struct ubin_pf *pf = arg;
+
+	ubin_load(&pf->b);
+	pf->b.dw = kt_dwarf_file_open(pf->b.path);
+	__atomic_store_n(&pf->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+bool kt_record_prefetching(const struct ktrace_record *r)
+{
+	const struct ubins *u = r->usyms;
+
+	for (int i = 0; u && r->nr_prefetch && i < u->n; i++)
+		if (u->v[i].pf &&
+		    !__atomic_load_n(&u->v[i].pf->done, __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+/* Wait for b's reading thread, if any, and take what it read. */
+static void ubin_pf_join(struct ubin *b)
+{
+	struct ubin_pf *pf = b->pf;
+
+	if (!pf)
+		return;
+	pthread_join(pf->th, NULL);
+	(*pf->running)--;
+	b->syms = pf->b.syms;
+	b->segs = pf->b.segs;
+	b->dw = pf->b.dw;
+	b->dw_tried = true;
+	b->loaded = true;
+	free(pf->b.path);
+	free(pf);
+	b->pf = NULL;
+}
+
+static struct ubin *ubin_get(struct ktrace_record *r, const char *path);
+
+void kt_record_prefetch_binary(struct ktrace_record *r, const char *path)
+{
+	sigset_t all, old;
+	struct ubin_pf *pf;
+	struct ubin *b;
+	int err;
+
+	if (r->nr_prefetch >= UBIN_PF_MAX || !strcmp(path, KT_VDSO_NAME) ||
+	    is_perf_map(path))
+		return;
+	b = ubin_get(r, path);
+	if (!b || b->loaded || b->pf || b->from_file)
+		return;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		return;
+	pf->b.path = strdup(path);
+	pf->running = &r->nr_prefetch;
+	elf_version(EV_CURRENT);	/* libelf's global, set here once */
+	/* signals stay the caller's: the thread starts with all blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pf->b.path ? pthread_create(&pf->th, NULL, ubin_pf_run, pf) :
+			   ENOMEM;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		free(pf->b.path);
+		free(pf);
+		return;
+	}
+	b->pf = pf;
+	r->nr_prefetch++;
+}
+
 static struct ubin *ubin_get(struct ktrace_record *r, const char *path)
 {
 	struct ubins *u = r->usyms;
@@ -360,6 +459,7 @@ void kt_record_free_stacks(struct ktrace_record *r)
 		for (int i = 0; i < u->n; i++) {
 			struct ubin *b = &u->v[i];
 
+			ubin_pf_join(b);
 			free(b->path);
 			kt_symtab_free(&b->syms);
 			kt_segs_free(&b->segs);
@@ -444,6 +544,7 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 
 	if (e || b->from_file)
 		return e;
+	ubin_pf_join(b);
 	if (!b->loaded) {
 		b->loaded = true;
 		ubin_load(b);
@@ -762,6 +863,35 @@ void kt_record_format_ip(struct ktrace_record *r,
 	}
 }
 
+/*
+ * "\n\t<ip> <frame>" as "\n\t%16llx %.*s" prints it, without printf:
+ * a million stacks a second go through here.
+ */
+static void frame_line(struct trace_seq *q, uint64_t ip, const char *frame,
+		       size_t n)
+{
+	char b[512];
+	int i = 19;		/* "\n\t", 16 columns, ' ' */
+
+	if (n > sizeof(b) - 20) {
+		trace_seq_printf(q, "\n\t%16llx %.*s", (unsigned long long)ip,
+				 (int)n, frame);
+		return;
+	}
+	b[--i] = ' ';
+	do {
+		b[--i] = "0123456789abcdef"[ip & 15];
+		ip >>= 4;
+	} while (ip);
+	while (i > 2)
+		b[--i] = ' ';
+	b[0] = '\n';
+	b[1] = '\t';
+	memcpy(b + 19, frame, n);
+	b[19 + n] = '\0';
+	trace_seq_puts(q, b);
+}
+
 void kt_record_format_stack(struct ktrace_record *r,
 			    const struct ktrace_sample *s, bool json)
 {
@@ -802,9 +932,7 @@ void kt_record_format_stack(struct ktrace_record *r,
 				kt_json_seq_str(q, frame, n);
 				trace_seq_putc(q, '}');
 			} else {
-				trace_seq_printf(q, "\n\t%16llx %.*s",
-						 (unsigned long long)ip, (int)n,
-						 frame);
+				frame_line(q, ip, frame, n);
 			}
 			shown++;
 			if (!nl)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,11 +234,25 @@ static int add_file(kt_elf_sym_fn fn, void *arg, const char *path)
 	return ret < 0 ? ret : 0;
 }
 
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320 ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
 /* CRC-32 (IEEE, as .gnu_debuglink records it) of the file at path; -1
- * when it cannot be read. */
+ * when it cannot be read. Thread-safe (stacks read binaries in threads). */
 static int64_t file_crc32(const char *path)
 {
-	static uint32_t table[256];
+	const uint32_t *table = crc_table;
 	unsigned char buf[65536];
 	uint32_t crc = 0xffffffff;
 	int fd = ktrace_open_regular(path);
@@ -245,14 +260,7 @@ static int64_t file_crc32(const char *path)
 
 	if (fd < 0)
 		return -1;
-	if (!table[1])
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320 ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
+	pthread_once(&crc_once, crc_init);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		for (ssize_t i = 0; i < n; i++)
 			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
