@@ -52,6 +52,31 @@ frames() {
 	     END { if (n) print f }' "$1"
 }
 upto_main() { sed -E 's/^((.*;)?main);.*$/\1/'; }
+# Aliases as one: the names of one address in one binary (libc's
+# __libc_start_main and __libc_start_main_impl; perf shows a frame by its
+# DWARF name, ktrace by its ELF symbol) mapped to the first of them.
+# alias_table -> "NAME CANONICAL" lines, from the workload and libc (with
+# libc's separate debug file).
+alias_table() {
+	local libc bid files
+	libc=$(ldd $CHAIN | awk '/libc.so/ { print $3 }')
+	bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
+	files="$CHAIN $libc"
+	[ -n "$bid" ] && [ -f /usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug ] &&
+		files="$files /usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+	for f in $files; do
+		readelf -sW "$f" 2>/dev/null | awk -v f="$f" '$4 == "FUNC" && $2 !~ /^0+$/ {
+			n = $8; sub(/@.*/, "", n); print (f ~ /debug$/ ? "libc" : f), $2, n }'
+	done | sed "s|^$libc |libc |" | sort -u | sort -k1,1 -k2,2 -k3,3 |
+		awk '{ k = $1 " " $2; if (k != pk) { c = $3; pk = k } print $3, c }'
+}
+# canon TABLE < frames -> the frames with each name its alias class's
+canon() {
+	awk 'NR == FNR { if (!($1 in m)) m[$1] = $2; next }
+	     { n = split($0, a, ";"); o = ""
+	       for (i = 1; i <= n; i++) o = o (i > 1 ? ";" : "") (a[i] in m ? m[a[i]] : a[i])
+	       print o }' "$1" -
+}
 
 # The workload alone: its CPU, subtracted from each tracer's.
 $RU $W/none.ru $CHAIN $N || exit 1
@@ -73,28 +98,37 @@ declare -A file=([ktrace-fp]=kfp [ktrace-dwarf]=kdw [perf-fp]=pfp [perf-dwarf]=p
 
 frames $W/perf-dwarf.txt >$W/ref.all
 ref_full=$(sort $W/ref.all | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+alias_table >$W/aliases
+ref_canon=$(echo "$ref_full" | canon $W/aliases)
 ref_main=$(echo "$ref_full" | upto_main)
 perf_cpu=""
 echo "# call stacks: ktrace against perf, $N records of tests/targets/chain (-O2, no frame pointers)"
 echo
 echo "$(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg). perf dwarf's stack: $ref_full"
 echo
-echo "| tracer | records (of N) | lost | total CPU µs/rec | bytes/rec | peak RSS MB | agree to main | agree whole | CPU ×perf dwarf | bytes ×perf dwarf |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+# CPU ×perf dwarf compares CPU per record of N (the workload's), not per
+# record delivered: a tracer that loses records is not charged for
+# delivering fewer (perf dwarf loses some at default settings).
+# "agree whole, aliases as one": the whole stack, each name taken for the
+# first name of its address (see alias_table).
+echo "| tracer | records (of N) | lost | total CPU µs/rec | CPU µs per record of N | bytes/rec | peak RSS MB | agree to main | agree whole | agree whole, aliases as one | CPU ×perf dwarf | bytes ×perf dwarf |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in perf-dwarf perf-fp ktrace-dwarf ktrace-fp; do
-	[ -s $W/$t.txt ] || { echo "| $t | failed | | | | | | | |"; continue; }
+	[ -s $W/$t.txt ] || { echo "| $t | failed | | | | | | | | | | |"; continue; }
 	frames $W/$t.txt >$W/$t.frames
 	n=$(wc -l <$W/$t.frames)
 	read -r rc rr < <(ru $W/$t.rec.ru)
 	read -r dc dr < <(ru $W/$t.dec.ru)
 	cpu=$(echo "scale=3; ($rc - $wl + $dc) / $n" | bc)
+	cpun=$(echo "scale=3; ($rc - $wl + $dc) / $N" | bc)
 	bytes=$(echo "scale=1; $(stat -c %s $W/${file[$t]}.dat) / $n" | bc)
 	rss=$(awk -v a="$rr" -v b="$dr" 'BEGIN { printf "%.1f", (a > b ? a : b) / 1024 }')
 	am=$(upto_main <$W/$t.frames | awk -v r="$ref_main" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }')
 	aw=$(awk -v r="$ref_full" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }' $W/$t.frames)
-	[ "$t" = perf-dwarf ] && { perf_cpu=$cpu; perf_bytes=$bytes; }
+	aa=$(canon $W/aliases <$W/$t.frames | awk -v r="$ref_canon" '$0 == r { a++ } END { printf "%.1f%%", 100 * a / NR }')
+	[ "$t" = perf-dwarf ] && { perf_cpu=$cpun; perf_bytes=$bytes; }
 	lost=$(grep -hoE 'LOST [0-9]+|lost [0-9]+ (chunks|samples)' $W/$t.rec.err $W/$t.dec.err | head -1)
-	echo "| $t | $n | ${lost:--} | $cpu | $bytes | $rss | $am | $aw | $(echo "scale=2; $cpu / $perf_cpu" | bc) | $(echo "scale=3; $bytes / $perf_bytes" | bc) |"
+	echo "| $t | $n | ${lost:--} | $cpu | $cpun | $bytes | $rss | $am | $aw | $aa | $(echo "scale=2; $cpun / $perf_cpu" | bc) | $(echo "scale=3; $bytes / $perf_bytes" | bc) |"
 done
 echo
 echo "ktrace dwarf's stack: $(sort $W/ktrace-dwarf.frames | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')"
