@@ -149,15 +149,24 @@ loss_ktrace() { # ARGS... -> records lost in one run
 		{ echo "failed: $(tail -1 $W/loss.err)"; return; }
 	grep -oE 'LOST [0-9]+' $W/loss.err | awk '{ s += $2 } END { print s + 0 }'
 }
-for t in "ktrace -g" "ktrace -g -o"; do
+# -p: 3 seconds of a running chain (records are ~300,000 a second)
+loss_pid() {
+	local p n
+	$CHAIN 1000000000 & p=$!
+	sleep 0.2
+	"$K" record -g -p $p -d 3 -e syscalls:sys_enter_getppid >/dev/null 2>$W/loss.err
+	kill $p; wait $p 2>/dev/null
+	n=$(grep -oE '[0-9]+ records captured' $W/loss.err | cut -d' ' -f1)
+	echo "$(grep -oE 'LOST [0-9]+' $W/loss.err | awk '{ s += $2 } END { print s + 0 }')/${n:-?}"
+}
+for t in "ktrace -g" "ktrace -g -o" "ktrace -g -p (lost/captured in 3 s)"; do
 	v=""
 	for _ in $(seq $LR); do
-		if [ "$t" = "ktrace -g" ]; then
-			v="$v $(loss_ktrace)"
-		else
-			v="$v $(loss_ktrace -o $W/loss.dat)"
-			rm -f $W/loss.dat
-		fi
+		case $t in
+		"ktrace -g") v="$v $(loss_ktrace)" ;;
+		"ktrace -g -o") v="$v $(loss_ktrace -o $W/loss.dat)"; rm -f $W/loss.dat ;;
+		*) v="$v $(loss_pid)" ;;
+		esac
 	done
 	echo "| $t |$v |"
 done

@@ -585,6 +585,11 @@ int ktrace_record_open(struct ktrace_record *r,
 	if ((opts->callchain || (r->sample_type & PERF_SAMPLE_IP)) &&
 	    !opts->enable_on_exec)
 		read_running_maps(r, opts->pids, opts->nr_pids);
+	/* binaries read ahead for the processes named (a command, -p), not
+	 * for every program that starts anywhere under -a */
+	r->prefetch = r->unwind && (opts->enable_on_exec || opts->nr_pids);
+	for (int i = 0; r->prefetch && i < r->nr_maps; i++)
+		kt_record_prefetch_binary(r, r->maps[i].path);
 	/* A stack's kernel frames need kallsyms (~40 ms to read): now, not
 	 * at the first stack printed, while the rings fill. */
 	if (opts->callchain)
@@ -956,7 +961,7 @@ static void scan_map(void *ctx, const struct perf_event_header *h)
 	kt_merge_rec_time(&r->mcfg, h, &ts);
 	kt_record_note_mmap(r, h, ts);
 	/* its frames will be named soon: read the binary meanwhile */
-	if (r->unwind && r->nr_maps > n)
+	if (r->prefetch && r->nr_maps > n)
 		kt_record_prefetch_binary(r, r->maps[r->nr_maps - 1].path);
 }
 

@@ -164,6 +164,7 @@ struct ktrace_record {
 	 * them (pull_all), each at its time, up to map_scan[ring]. */
 	bool maps_live;
 	uint64_t *map_scan;
+	bool prefetch;		/* read binaries ahead (record.c scan_map) */
 	int nr_prefetch;	/* binaries being read by threads (stack.c) */
 	uint64_t held_since;	/* records held while they are (poll) */
 };

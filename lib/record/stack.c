@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -343,6 +344,8 @@ static void *ubin_pf_run(void *arg)
 {
 	struct ubin_pf *pf = arg;
 
+	/* the rings' reader comes first (Linux: nice is per thread) */
+	setpriority(PRIO_PROCESS, gettid(), 10);
 	ubin_load(&pf->b);
 	pf->b.dw = kt_dwarf_file_open(pf->b.path);
 	__atomic_store_n(&pf->done, true, __ATOMIC_RELEASE);
