@@ -344,6 +344,44 @@ static void key_qsort(struct ev_key *k, int n, int d)
 }
 
 /*
+ * Group the keys by rank (a counting sort, in place along the
+ * permutation's cycles: dest[i] is where k[i] goes). 0 or -ENOMEM; *at
+ * (nsys + 1 entries, the caller frees) then holds where each rank's group
+ * ends.
+ */
+static int group_by_rank(struct ev_key *k, int n, int nsys, int **atp)
+{
+	int *at = calloc(nsys + 1, sizeof(*at)), *dest = malloc(n * sizeof(*dest));
+
+	if (!at || !dest) {
+		free(at);
+		free(dest);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		at[k[i].rank + 1]++;
+	for (int r = 0; r < nsys; r++)
+		at[r + 1] += at[r];
+	for (int i = 0; i < n; i++)
+		dest[i] = at[k[i].rank]++;
+	for (int i = 0; i < n; i++) {
+		while (dest[i] != i) {
+			int j = dest[i];
+			struct ev_key t = k[j];
+			int dj = dest[j];
+
+			k[j] = k[i];
+			dest[j] = j;
+			k[i] = t;
+			dest[i] = dj;
+		}
+	}
+	free(dest);
+	*atp = at;
+	return 0;
+}
+
+/*
  * Sort evs by system, then name: the keys are sorted, then the entries
  * move in place along the permutation's cycles (no second array of
  * entries: every page touched costs a fault). 0 or -ENOMEM.
@@ -351,12 +389,15 @@ static void key_qsort(struct ev_key *k, int n, int d)
 static int ev_sort(struct ktrace_events *evs)
 {
 	struct ev_key *k = malloc(evs->n * sizeof(*k));
+	int nsys = k ? rank_systems(evs, k) : -ENOMEM, *at = NULL;
 
-	if (!k || rank_systems(evs, k) < 0) {
+	if (nsys < 0 || group_by_rank(k, evs->n, nsys, &at)) {
 		free(k);
 		return -ENOMEM;
 	}
-	key_qsort(k, evs->n, -1);
+	for (int r = 0, from = 0; r < nsys; from = at[r++])
+		key_qsort(k + from, at[r] - from, 0);
+	free(at);
 	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
 		struct ktrace_event tmp;
