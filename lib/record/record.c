@@ -604,7 +604,8 @@ int ktrace_record_open(struct ktrace_record *r,
 			     sizeof(*r->map_scan));
 	if (!r->pull_avail || !r->map_scan)
 		return -ENOMEM;
-	r->maps_live = true;
+	/* user addresses to name: mappings taken from the rings first */
+	r->maps_live = opts->callchain || (r->sample_type & PERF_SAMPLE_IP);
 	return 0;
 }
 
