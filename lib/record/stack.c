@@ -347,7 +347,10 @@ static void *ubin_pf_run(void *arg)
 	/* the rings' reader comes first (Linux: nice is per thread) */
 	setpriority(PRIO_PROCESS, gettid(), 10);
 	ubin_load(&pf->b);
-	pf->b.dw = kt_dwarf_file_open(pf->b.path);
+	/* as ubin_frame(): DWARF only for a binary that names a frame (a
+	 * regular file ubin_load() could read) */
+	if (pf->b.segs.n && pf->b.syms.n)
+		pf->b.dw = kt_dwarf_file_open(pf->b.path);
 	__atomic_store_n(&pf->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
