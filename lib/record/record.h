@@ -165,7 +165,8 @@ struct ktrace_record {
 	bool maps_live;
 	uint64_t *map_scan;
 	bool prefetch;		/* read binaries ahead (record.c scan_map) */
-	int nr_prefetch;	/* binaries being read by threads (stack.c) */
+	int nr_prefetch;	/* binaries read by threads, not yet taken
+				 * over (stack.c) */
 	uint64_t held_since;	/* records held while they are (poll) */
 };
 

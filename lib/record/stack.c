@@ -333,7 +333,7 @@ out:
 struct ubin_pf {
 	pthread_t th;
 	struct ubin b;		/* path, syms, segs, dw */
-	int *running;		/* the recording's count of these */
+	int *unjoined;		/* the recording's count of these */
 	bool done;		/* the thread has read it (atomic) */
 };
 
@@ -355,15 +355,22 @@ static void *ubin_pf_run(void *arg)
 	return NULL;
 }
 
-bool kt_record_prefetching(const struct ktrace_record *r)
+/* How many binaries threads are still reading. */
+static int prefetch_running(const struct ktrace_record *r)
 {
 	const struct ubins *u = r->usyms;
+	int n = 0;
 
 	for (int i = 0; u && r->nr_prefetch && i < u->n; i++)
 		if (u->v[i].pf &&
 		    !__atomic_load_n(&u->v[i].pf->done, __ATOMIC_ACQUIRE))
-			return true;
-	return false;
+			n++;
+	return n;
+}
+
+bool kt_record_prefetching(const struct ktrace_record *r)
+{
+	return prefetch_running(r) > 0;
 }
 
 /* Wait for b's reading thread, if any, and take what it read. */
@@ -374,7 +381,7 @@ static void ubin_pf_join(struct ubin *b)
 	if (!pf)
 		return;
 	pthread_join(pf->th, NULL);
-	(*pf->running)--;
+	(*pf->unjoined)--;
 	b->syms = pf->b.syms;
 	b->segs = pf->b.segs;
 	b->dw = pf->b.dw;
@@ -394,8 +401,8 @@ void kt_record_prefetch_binary(struct ktrace_record *r, const char *path)
 	struct ubin *b;
 	int err;
 
-	if (r->nr_prefetch >= UBIN_PF_MAX || !strcmp(path, KT_VDSO_NAME) ||
-	    is_perf_map(path))
+	if (!strcmp(path, KT_VDSO_NAME) || is_perf_map(path) ||
+	    prefetch_running(r) >= UBIN_PF_MAX)
 		return;
 	b = ubin_get(r, path);
 	if (!b || b->loaded || b->pf || b->from_file)
@@ -404,7 +411,7 @@ void kt_record_prefetch_binary(struct ktrace_record *r, const char *path)
 	if (!pf)
 		return;
 	pf->b.path = strdup(path);
-	pf->running = &r->nr_prefetch;
+	pf->unjoined = &r->nr_prefetch;
 	elf_version(EV_CURRENT);	/* libelf's global, set here once */
 	/* signals stay the caller's: the thread starts with all blocked */
 	sigfillset(&all);
