@@ -277,24 +277,10 @@ static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
 	return nuniq;
 }
 
-/* "Byte" d of a key: its system's rank at -1, then its name's bytes. */
-static inline int key_byte(const struct ev_key *k, int d)
-{
-	return d < 0 ? k->rank : (unsigned char)k->name[d];
-}
-
-static int key_cmp(const struct ev_key *x, const struct ev_key *y, int d)
-{
-	if (d < 0 && x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return strcmp(x->name + (d < 0 ? 0 : d), y->name + (d < 0 ? 0 : d));
-}
-
 /*
- * Order k[0..n), which agree before "byte" d (see key_byte), by system
- * rank, then name as strcmp orders it: a three-way radix quicksort
- * (Bentley and Sedgewick), which looks at a shared prefix once, not in
- * every comparison.
+ * Order k[0..n), whose names agree before byte d, by name as strcmp
+ * orders it: a three-way radix quicksort (Bentley and Sedgewick), which
+ * looks at a shared prefix once, not in every comparison.
  */
 static void key_qsort(struct ev_key *k, int n, int d)
 {
@@ -307,23 +293,25 @@ static void key_qsort(struct ev_key *k, int n, int d)
 				int y = x;
 
 				t = k[x];
-				for (; y > 0 && key_cmp(&t, &k[y - 1], d) < 0; y--)
+				for (; y > 0 && strcmp(t.name + d,
+						       k[y - 1].name + d) < 0;
+				     y--)
 					k[y] = k[y - 1];
 				k[y] = t;
 			}
 			return;
 		}
-		/* the median of three as the pivot */
+		/* the median of three bytes as the pivot */
 		{
-			int b0 = key_byte(&k[0], d);
-			int b1 = key_byte(&k[n / 2], d);
-			int b2 = key_byte(&k[n - 1], d);
+			int b0 = (unsigned char)k[0].name[d];
+			int b1 = (unsigned char)k[n / 2].name[d];
+			int b2 = (unsigned char)k[n - 1].name[d];
 
 			p = b0 < b1 ? (b1 < b2 ? b1 : (b0 < b2 ? b2 : b0))
 				    : (b0 < b2 ? b0 : (b1 < b2 ? b2 : b1));
 		}
 		while (i < gt) {
-			int c = key_byte(&k[i], d);
+			int c = (unsigned char)k[i].name[d];
 
 			if (c < p) {
 				t = k[lt], k[lt++] = k[i], k[i++] = t;
@@ -335,7 +323,7 @@ static void key_qsort(struct ev_key *k, int n, int d)
 		}
 		key_qsort(k, lt, d);
 		key_qsort(k + gt, n - gt, d);
-		if (d >= 0 && !p)
+		if (!p)
 			return;	/* equal names */
 		k += lt;
 		n = gt - lt;
