@@ -75,11 +75,9 @@ static void lb_flush(struct line_buf *lb, FILE *f)
 }
 
 /* "system:name\n"; false when it does not fit even an empty buffer */
-static bool lb_put(struct line_buf *lb, FILE *f, const char *sys,
-		   const char *name)
+static bool lb_put(struct line_buf *lb, FILE *f, const char *sys, size_t ls,
+		   const char *name, size_t ln)
 {
-	size_t ls = strlen(sys), ln = strlen(name);
-
 	if (ls + ln + 2 > sizeof(lb->b) - lb->len)
 		lb_flush(lb, f);
 	if (ls + ln + 2 > sizeof(lb->b))
@@ -92,19 +90,32 @@ static bool lb_put(struct line_buf *lb, FILE *f, const char *sys,
 	return true;
 }
 
+/* system:name, and the kind of a dynamic event */
+static void print_brief(FILE *f, struct line_buf *lb,
+			const struct ktrace_event_brief *b)
+{
+	if (b->kind == KTRACE_KIND_TRACEPOINT &&
+	    lb_put(lb, f, b->system, b->system_len, b->name, b->name_len))
+		return;
+	lb_flush(lb, f);
+	if (b->kind == KTRACE_KIND_TRACEPOINT)
+		fprintf(f, "%s:%s\n", b->system, b->name);
+	else
+		fprintf(f, "%s:%s [%s]\n", b->system, b->name,
+			ktrace_kind_name(b->kind));
+}
+
 static void print_text_event(FILE *f, struct line_buf *lb,
 			     const struct ktrace_event *e, bool fields,
 			     bool fmt)
 {
-	if (e->kind == KTRACE_KIND_TRACEPOINT && !fields && !fmt &&
-	    lb_put(lb, f, e->system, e->name))
-		return;
+	const struct ktrace_event_brief b = {
+		.system = e->system, .system_len = strlen(e->system),
+		.name = e->name, .name_len = strlen(e->name), .kind = e->kind,
+	};
+
+	print_brief(f, lb, &b);
 	lb_flush(lb, f);
-	if (e->kind == KTRACE_KIND_TRACEPOINT)
-		fprintf(f, "%s:%s\n", e->system, e->name);
-	else
-		fprintf(f, "%s:%s [%s]\n", e->system, e->name,
-			ktrace_kind_name(e->kind));
 	if (fields) {
 		for (int i = 0; i < e->nr_fields; i++) {
 			const struct ktrace_field *fl = &e->fields[i];
@@ -215,15 +226,21 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 		lb->len = 0;
 	}
 	for (int i = 0; i < n; i++) {
-		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		struct ktrace_event_brief b;
 
-		if (kind >= 0 && (int)e->kind != kind)
+		ktrace_events_brief(evs, i, &b);
+		if (kind >= 0 && (int)b.kind != kind)
 			continue;
-		if (lb)
-			print_text_event(ctx->out, lb, e, fields, fmt);
-		else
-			print_json_event(j, e, fmt);
 		shown++;
+		if (lb && !fields && !fmt) {
+			print_brief(ctx->out, lb, &b);
+			continue;
+		}
+		if (lb)
+			print_text_event(ctx->out, lb,
+					 ktrace_events_get(evs, i), fields, fmt);
+		else
+			print_json_event(j, ktrace_events_get(evs, i), fmt);
 	}
 	if (lb)
 		lb_flush(lb, ctx->out);

@@ -112,8 +112,9 @@ void ktrace_json_close_all(struct ktrace_json *j);
 struct ktrace_tfs;
 
 /*
- * Open the tracefs tree. dir NULL: $KTRACE_TRACEFS if set, else wherever
- * tracefs is mounted (/proc/mounts), else mount it at /sys/kernel/tracing.
+ * Open the tracefs tree. dir NULL: $KTRACE_TRACEFS if set, else
+ * /sys/kernel/tracing when tracefs is mounted there, else wherever
+ * /proc/mounts has it, else mount it at /sys/kernel/tracing.
  * The caller frees the handle with ktrace_tfs_free().
  */
 struct ktrace_tfs *ktrace_tfs_open(const char *dir);
@@ -211,6 +212,20 @@ int ktrace_events_count(const struct ktrace_events *evs);
 /* Borrowed pointer, valid until ktrace_events_free(). */
 const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 					     int i);
+/*
+ * An event's names and kind without its struct ktrace_event: all a plain
+ * listing of thousands of events needs. The strings are borrowed, valid
+ * until ktrace_events_free().
+ */
+struct ktrace_event_brief {
+	const char *system, *name;
+	unsigned int system_len, name_len;
+	enum ktrace_kind kind;
+};
+
+/* Fill *b with the i-th event: 0, or -ERANGE when i is out of range. */
+int ktrace_events_brief(const struct ktrace_events *evs, int i,
+			struct ktrace_event_brief *b);
 /* Read id and format (fields, print fmt) of every listed event. */
 int ktrace_events_load_formats(struct ktrace_events *evs);
 

@@ -27,7 +27,12 @@ struct ktrace_inst {
  * len (optional) receives the length. NULL + errno on failure.
  */
 char *kt_read_file(const char *path, size_t *len);
-/* The same from an open fd (read to its end; not closed). */
+/*
+ * The same from an open fd (read to its end; not closed). Past the NUL
+ * that ends the text, KT_READ_PAD more bytes are allocated (of no set
+ * value): a word-wise scan may read them.
+ */
+#define KT_READ_PAD 8
 char *kt_read_fd(int fd, size_t *len);
 /* The same with a first buffer of hint bytes (big files: no regrowth). */
 char *kt_read_fd_hint(int fd, size_t *len, size_t hint);

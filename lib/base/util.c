@@ -19,7 +19,7 @@ char *kt_read_fd(int fd, size_t *len)
 
 char *kt_read_fd_hint(int fd, size_t *len, size_t hint)
 {
-	size_t cap = hint > 16 ? hint : 16, n = 0;
+	size_t cap = hint > 32 ? hint : 32, n = 0;
 	char *buf, *nb;
 	ssize_t r;
 	int saved;
@@ -28,14 +28,14 @@ char *kt_read_fd_hint(int fd, size_t *len, size_t hint)
 	if (!buf)
 		return NULL;
 	for (;;) {
-		if (cap - n < 2) {
+		if (cap - n < 2 + KT_READ_PAD) {
 			nb = realloc(buf, cap * 2);
 			if (!nb)
 				goto fail;
 			buf = nb;
 			cap *= 2;
 		}
-		r = read(fd, buf + n, cap - n - 1);
+		r = read(fd, buf + n, cap - n - 1 - KT_READ_PAD);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;

@@ -7,23 +7,36 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 
 #include "base/internal.h"
 
+struct ev_key;
+
 struct ktrace_events {
 	struct ktrace_tfs *tfs;
 	/*
-	 * The entries own their strings (freed through casts), except a
-	 * system and name that point into avail.
+	 * "system\0name\0" per event: available_events cut in place, or
+	 * what the directory walk found.
+	 */
+	char *names;
+	size_t names_len, names_cap;
+	struct ev_key *keys;	/* one per event, sorted */
+	int n, keys_cap;
+	struct kt_dyn_set ds;	/* the tree's dynamic events */
+	const struct kt_dyn_def **defs; /* per event, NULL: none has one */
+	/*
+	 * The entries, filled as ktrace_events_get() first asks for each
+	 * (zeroed until then): a plain listing touches none of their pages.
+	 * Systems, names and definitions are borrowed from the above;
+	 * fields and print formats are the entries' own.
 	 */
 	struct ktrace_event *v;
-	int n, cap;
+	bool owns;		/* formats were loaded */
 	struct tep_handle *tep;
-	char *avail;		/* available_events, cut into names */
-	size_t avail_len;
 };
 
 /* One line of dynamic_events: "p:grp/ev ..." */
@@ -122,26 +135,36 @@ static int dyn_parse(struct kt_dyn_set *ds, char *buf, bool uprobe_lines)
 	return 0;
 }
 
-/* Every dynamic event defined in the tree, with its kind. */
+/*
+ * Every dynamic event defined in the tree, with its kind. uprobe_events is
+ * read only when a "p:" or "r:" line needs it.
+ */
 int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds)
 {
 	struct kt_dyn_set up = { 0 };
+	bool ambiguous = false, all;
 	char *buf;
 	int ret = 0;
 
 	memset(ds, 0, sizeof(*ds));
-	buf = kt_read_at(tfs->dir, "uprobe_events", NULL);
-	if (buf) {
-		ret = dyn_parse(&up, buf, true);
-		free(buf);
-		if (ret)
-			goto out;
-	}
 	buf = kt_read_at(tfs->dir, "dynamic_events", NULL);
+	all = buf != NULL;
 	if (!buf)
 		buf = kt_read_at(tfs->dir, "kprobe_events", NULL);
 	if (buf) {
 		ret = dyn_parse(ds, buf, false);
+		free(buf);
+		if (ret)
+			goto out;
+	}
+	for (int i = 0; i < ds->n && !ambiguous; i++)
+		ambiguous = ds->v[i].kind == KTRACE_KIND_KPROBE ||
+			    ds->v[i].kind == KTRACE_KIND_KRETPROBE;
+	/* without dynamic_events, uprobes are in uprobe_events alone */
+	buf = ambiguous || !all ? kt_read_at(tfs->dir, "uprobe_events", NULL)
+				: NULL;
+	if (buf) {
+		ret = dyn_parse(&up, buf, true);
 		free(buf);
 		if (ret)
 			goto out;
@@ -185,228 +208,151 @@ static const struct kt_dyn_def *dyn_find(const struct kt_dyn_set *ds,
 	return NULL;
 }
 
-/* Whether e's system and name point into evs->avail (not to be freed). */
-static bool ev_borrowed(const struct ktrace_events *evs,
-			const struct ktrace_event *e)
-{
-	uintptr_t a = (uintptr_t)evs->avail, s = (uintptr_t)e->system;
-
-	return evs->avail && s >= a && s < a + evs->avail_len;
-}
-
 /*
- * Add sys:name. borrow: the strings live as long as evs (they point into
- * evs->avail) and are not copied.
+ * An event as gathered, before sorting: "system\0name" at names + off.
+ * Compared as bytes, with the shorter first when one is a prefix of the
+ * other, this key orders events by system, then name, as strcmp orders
+ * each (neither holds a NUL, and every key has its one NUL after its
+ * system).
  */
-static int ev_add(struct ktrace_events *evs, const char *sys, const char *name,
-		  const struct kt_dyn_def *def, bool borrow)
+struct ev_key {
+	uint32_t off;
+	uint16_t len;		/* system, NUL, name */
+	uint16_t sys_len;
+};
+
+/* A name this long is not the kernel's: refused, not cut. */
+#define EV_KEY_MAX UINT16_MAX
+
+/* Append an event's key; its text is already at names + off. */
+static int key_push(struct ktrace_events *evs, size_t off, size_t sys_len,
+		    size_t len)
 {
-	struct ktrace_event *e;
+	if (len > EV_KEY_MAX || off > UINT32_MAX)
+		return -ENAMETOOLONG;
+	if (evs->n == evs->keys_cap) {
+		int cap = evs->keys_cap ? evs->keys_cap * 2 : 256;
+		struct ev_key *nk = realloc(evs->keys, cap * sizeof(*nk));
 
-	if (evs->n == evs->cap) {
-		int cap = evs->cap ? evs->cap * 2 : 256;
-		struct ktrace_event *nv = realloc(evs->v, cap * sizeof(*nv));
-
-		if (!nv)
+		if (!nk)
 			return -ENOMEM;
-		evs->v = nv;
-		evs->cap = cap;
+		evs->keys = nk;
+		evs->keys_cap = cap;
 	}
-	e = &evs->v[evs->n];
-	memset(e, 0, sizeof(*e));
-	e->system = borrow ? sys : strdup(sys);
-	e->name = borrow ? name : strdup(name);
-	e->definition = def ? strdup(def->line) : NULL;
-	if (!e->system || !e->name || (def && !e->definition)) {
-		if (!borrow) {
-			free((char *)e->system);
-			free((char *)e->name);
-		}
-		free((char *)e->definition);
-		return -ENOMEM;
-	}
-	e->kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
-	e->id = -1;
-	evs->n++;
+	evs->keys[evs->n++] = (struct ev_key){
+		.off = off, .len = len, .sys_len = sys_len,
+	};
 	return 0;
 }
 
-static int str_cmp(const void *a, const void *b)
+/*
+ * Bytes [d, d + 8) of k as a big-endian number, zeros past its end. The
+ * names buffer has KT_READ_PAD bytes past its text: a key's last digit is
+ * one load, masked.
+ */
+static inline uint64_t key_digit(const char *names, const struct ev_key *k,
+				 unsigned int d)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	unsigned int left = k->len > d ? k->len - d : 0;
+	uint64_t v;
+
+	if (!left)
+		return 0;
+	memcpy(&v, names + k->off + d, 8);
+	v = be64toh(v);
+	return left >= 8 ? v : v & ~(UINT64_MAX >> (8 * left));
 }
 
-struct ev_key {
-	const char *name;
-	int rank;		/* of its system, in sorted order */
-	int i;			/* index into evs->v */
-};
-
-/*
- * The rank of each entry's system in sorted order, in k[i].rank. Entries
- * of one system mostly come in runs, so only the runs' names are sorted.
- * The number of systems, or -ENOMEM.
- */
-static int rank_systems(const struct ktrace_events *evs, struct ev_key *k)
+/* a against b, both agreeing before byte d */
+static int key_cmp(const char *names, const struct ev_key *a,
+		   const struct ev_key *b, unsigned int d)
 {
-	const char **runs = malloc(evs->n * sizeof(*runs));
-	int nruns = 0, nuniq = 0;
+	unsigned int n = a->len < b->len ? a->len : b->len;
+	int c = n > d ? memcmp(names + a->off + d, names + b->off + d, n - d)
+		      : 0;
 
-	if (!runs)
-		return -ENOMEM;
-	for (int i = 0; i < evs->n; i++)
-		if (!i || strcmp(evs->v[i].system, evs->v[i - 1].system))
-			runs[nruns++] = evs->v[i].system;
-	qsort(runs, nruns, sizeof(*runs), str_cmp);
-	for (int i = 0; i < nruns; i++)
-		if (!nuniq || strcmp(runs[i], runs[nuniq - 1]))
-			runs[nuniq++] = runs[i];
-	for (int i = 0; i < evs->n; i++) {
-		const char *sys = evs->v[i].system, **r;
+	return c ? c : (int)a->len - (int)b->len;
+}
 
-		k[i].name = evs->v[i].name;
-		k[i].i = i;
-		if (i && !strcmp(sys, evs->v[i - 1].system)) {
-			k[i].rank = k[i - 1].rank;
-			continue;
-		}
-		r = bsearch(&sys, runs, nuniq, sizeof(*runs), str_cmp);
-		k[i].rank = r ? r - runs : 0;
+/* Insertion sort of k[0..n), whose keys agree before byte d. */
+static void key_isort(const char *names, struct ev_key *k, int n,
+		      unsigned int d)
+{
+	for (int x = 1; x < n; x++) {
+		struct ev_key t = k[x];
+		int y = x;
+
+		for (; y > 0 && key_cmp(names, &t, &k[y - 1], d) < 0; y--)
+			k[y] = k[y - 1];
+		k[y] = t;
 	}
-	free(runs);
-	return nuniq;
 }
 
 /*
- * Order k[0..n), whose names agree before byte d, by name as strcmp
- * orders it: a three-way radix quicksort (Bentley and Sedgewick), which
- * looks at a shared prefix once, not in every comparison.
+ * Order k[0..n), whose keys agree before byte d: a three-way radix
+ * quicksort (Bentley and Sedgewick) whose digits are 8 bytes, so that a
+ * long shared prefix ("syscalls\0sys_enter_") costs a few passes, not one
+ * per byte.
  */
-static void key_qsort(struct ev_key *k, int n, int d)
+static void key_sort(const char *names, struct ev_key *k, int n,
+		     unsigned int d)
 {
 	while (n > 1) {
-		int lt = 0, i = 0, gt = n, p;
+		int lt = 0, i = 0, gt = n;
+		unsigned int longest = 0;
+		uint64_t p, b0, b1, b2;
 		struct ev_key t;
 
-		if (n < 8) {
-			for (int x = 1; x < n; x++) {
-				int y = x;
-
-				t = k[x];
-				for (; y > 0 && strcmp(t.name + d,
-						       k[y - 1].name + d) < 0;
-				     y--)
-					k[y] = k[y - 1];
-				k[y] = t;
-			}
+		if (n < 12) {
+			key_isort(names, k, n, d);
 			return;
 		}
-		/* the median of three bytes as the pivot */
-		{
-			int b0 = (unsigned char)k[0].name[d];
-			int b1 = (unsigned char)k[n / 2].name[d];
-			int b2 = (unsigned char)k[n - 1].name[d];
-
-			p = b0 < b1 ? (b1 < b2 ? b1 : (b0 < b2 ? b2 : b0))
-				    : (b0 < b2 ? b0 : (b1 < b2 ? b2 : b1));
-		}
+		/* the median of three digits as the pivot */
+		b0 = key_digit(names, &k[0], d);
+		b1 = key_digit(names, &k[n / 2], d);
+		b2 = key_digit(names, &k[n - 1], d);
+		p = b0 < b1 ? (b1 < b2 ? b1 : (b0 < b2 ? b2 : b0))
+			    : (b0 < b2 ? b0 : (b1 < b2 ? b2 : b1));
 		while (i < gt) {
-			int c = (unsigned char)k[i].name[d];
+			uint64_t c = key_digit(names, &k[i], d);
 
 			if (c < p) {
 				t = k[lt], k[lt++] = k[i], k[i++] = t;
 			} else if (c > p) {
 				t = k[--gt], k[gt] = k[i], k[i] = t;
 			} else {
+				if (k[i].len > longest)
+					longest = k[i].len;
 				i++;
 			}
 		}
-		key_qsort(k, lt, d);
-		key_qsort(k + gt, n - gt, d);
-		if (!p)
-			return;	/* equal names */
+		key_sort(names, k, lt, d);
+		key_sort(names, k + gt, n - gt, d);
 		k += lt;
 		n = gt - lt;
-		d++;
-	}
-}
-
-/*
- * Group the keys by rank (a counting sort, in place along the
- * permutation's cycles: dest[i] is where k[i] goes). 0 or -ENOMEM; *at
- * (nsys + 1 entries, the caller frees) then holds where each rank's group
- * ends.
- */
-static int group_by_rank(struct ev_key *k, int n, int nsys, int **atp)
-{
-	int *at = calloc(nsys + 1, sizeof(*at)), *dest = malloc(n * sizeof(*dest));
-
-	if (!at || !dest) {
-		free(at);
-		free(dest);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < n; i++)
-		at[k[i].rank + 1]++;
-	for (int r = 0; r < nsys; r++)
-		at[r + 1] += at[r];
-	for (int i = 0; i < n; i++)
-		dest[i] = at[k[i].rank]++;
-	for (int i = 0; i < n; i++) {
-		while (dest[i] != i) {
-			int j = dest[i];
-			struct ev_key t = k[j];
-			int dj = dest[j];
-
-			k[j] = k[i];
-			dest[j] = j;
-			k[i] = t;
-			dest[i] = dj;
+		if (longest <= d + 8) {
+			/* every key ends here: they differ in length only */
+			key_isort(names, k, n, d);
+			return;
 		}
+		d += 8;
 	}
-	free(dest);
-	*atp = at;
-	return 0;
 }
 
-/*
- * Sort evs by system, then name: the keys are sorted, then the entries
- * move in place along the permutation's cycles (no second array of
- * entries: every page touched costs a fault). 0 or -ENOMEM.
- */
-static int ev_sort(struct ktrace_events *evs)
+/* Each event's dynamic definition, when any event has one. */
+static int ev_defs(struct ktrace_events *evs)
 {
-	struct ev_key *k = malloc(evs->n * sizeof(*k));
-	int nsys = k ? rank_systems(evs, k) : -ENOMEM, *at = NULL;
-
-	if (nsys < 0 || group_by_rank(k, evs->n, nsys, &at)) {
-		free(k);
+	if (!evs->ds.n || !evs->n)
+		return 0;
+	evs->defs = malloc(evs->n * sizeof(*evs->defs));
+	if (!evs->defs)
 		return -ENOMEM;
-	}
-	for (int r = 0, from = 0; r < nsys; from = at[r++])
-		key_qsort(k + from, at[r] - from, 0);
-	free(at);
-	/* position j takes the entry at k[j].i */
 	for (int i = 0; i < evs->n; i++) {
-		struct ktrace_event tmp;
-		int j = i;
+		const char *sys = evs->names + evs->keys[i].off;
 
-		if (k[i].i < 0 || k[i].i == i)
-			continue;
-		tmp = evs->v[i];
-		for (;;) {
-			int src = k[j].i;
-
-			k[j].i = -1;
-			if (src == i) {
-				evs->v[j] = tmp;
-				break;
-			}
-			evs->v[j] = evs->v[src];
-			j = src;
-		}
+		evs->defs[i] = dyn_find(&evs->ds, sys,
+					sys + evs->keys[i].sys_len + 1);
 	}
-	free(k);
 	return 0;
 }
 
@@ -415,9 +361,34 @@ static bool is_dir_entry(const struct dirent *d)
 	return d->d_type == DT_DIR || d->d_type == DT_UNKNOWN;
 }
 
+/* Append "sys\0name\0" to evs->names (the walk's own buffer) and its key. */
+static int names_add(struct ktrace_events *evs, const char *sys,
+		     const char *name)
+{
+	size_t ls = strlen(sys), ln = strlen(name), need = ls + ln + 2;
+
+	/* KT_READ_PAD spare bytes at the end, as kt_read_fd() leaves */
+	if (need + KT_READ_PAD > evs->names_cap - evs->names_len) {
+		size_t cap = evs->names_cap ? evs->names_cap : 4096;
+		char *nb;
+
+		while (need + KT_READ_PAD > cap - evs->names_len)
+			cap *= 2;
+		nb = realloc(evs->names, cap);
+		if (!nb)
+			return -ENOMEM;
+		evs->names = nb;
+		evs->names_cap = cap;
+	}
+	memcpy(evs->names + evs->names_len, sys, ls + 1);
+	memcpy(evs->names + evs->names_len + ls + 1, name, ln + 1);
+	evs->names_len += need;
+	return key_push(evs, evs->names_len - need, ls, ls + 1 + ln);
+}
+
 static int scan_system(struct ktrace_events *evs, const char *evdir,
 		       const char *sys, const char *const *globs, int nglobs,
-		       unsigned int *hits, const struct kt_dyn_set *ds)
+		       unsigned int *hits)
 {
 	char *p = kt_path("%s/%s", evdir, sys);
 	struct dirent *d;
@@ -485,8 +456,7 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 		}
 		if (!match)
 			continue;
-		ret = ev_add(evs, sys, d->d_name, dyn_find(ds, sys, d->d_name),
-			     false);
+		ret = names_add(evs, sys, d->d_name);
 		if (ret)
 			break;
 	}
@@ -499,47 +469,39 @@ out:
 /*
  * The fast path: available_events names every event that can be enabled
  * ("system:event" per line, ftrace's internal ones left out), so a listing
- * needs one read, not a directory walk. 1: done, 0: no such file, -errno.
+ * needs one read, not a directory walk. The file becomes evs->names, cut
+ * in place into keys. 1: done, 0: no such file, -errno.
  */
 static int read_available(struct ktrace_events *evs, const char *const *globs,
-			  int nglobs, unsigned int *hits,
-			  const struct kt_dyn_set *ds)
+			  int nglobs, unsigned int *hits)
 {
-	char *path = kt_path("%s/available_events", evs->tfs->dir), *buf = NULL;
+	char *path = kt_path("%s/available_events", evs->tfs->dir), *buf;
+	bool slashes;
 	size_t len;
-	int fd, ret = 1;
+	int fd;
 
 	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	free(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	/* ~60 KiB on a distribution kernel: read it without regrowing */
+	/* ~70 KiB on a distribution kernel: read it without regrowing */
 	buf = kt_read_fd_hint(fd, &len, 128 * 1024);
 	close(fd);
 	if (!buf)
 		return -errno;
-	evs->avail = buf;	/* the names point into it */
-	evs->avail_len = len;
-	/* one allocation of the right size: no growth, fewer pages */
-	if (!nglobs) {
-		int lines = 0;
-
-		for (const char *p = buf; (p = memchr(p, '\n', buf + len - p));
-		     p++)
-			lines++;
-		if (lines > evs->cap) {
-			struct ktrace_event *nv = realloc(evs->v,
-						      lines * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			evs->v = nv;
-			evs->cap = lines;
-		}
-	}
+	evs->names = buf;
+	evs->names_len = len;
+	/* a line has 4 bytes at least: keys that never move */
+	evs->keys = malloc((len / 4 + 1) * sizeof(*evs->keys));
+	if (!evs->keys)
+		return -ENOMEM;
+	evs->keys_cap = len / 4 + 1;
+	/* looked for line by line only when the file has one at all */
+	slashes = memchr(buf, '/', len);
 	for (char *line = buf, *end; line < buf + len; line = end + 1) {
 		bool match = nglobs == 0;
 		char *ev;
+		int ret;
 
 		end = memchr(line, '\n', buf + len - line);
 		if (!end)
@@ -547,12 +509,12 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 		*end = '\0';
 		ev = memchr(line, ':', end - line);
 		/* names from the kernel: only what could leave the tree */
-		if (!ev || line[0] == '.' || ev[1] == '.' ||
-		    memchr(line, '/', end - line))
+		if (!ev || ev == line || ev + 1 == end || line[0] == '.' ||
+		    ev[1] == '.' || (slashes && memchr(line, '/', end - line)))
 			continue;
-		*ev++ = '\0';
+		*ev = '\0';
 		for (int i = 0; i < nglobs; i++) {
-			if (ktrace_glob_match(globs[i], line, ev)) {
+			if (ktrace_glob_match(globs[i], line, ev + 1)) {
 				match = true;
 				if (hits)
 					hits[i]++;
@@ -560,12 +522,11 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 		}
 		if (!match)
 			continue;
-		if (ev_add(evs, line, ev, dyn_find(ds, line, ev), true)) {
-			ret = -ENOMEM;
-			break;
-		}
+		ret = key_push(evs, line - buf, ev - line, end - line);
+		if (ret)
+			return ret;
 	}
-	return ret;
+	return 1;
 }
 
 struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
@@ -573,9 +534,8 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 					  unsigned int *hits)
 {
 	struct ktrace_events *evs;
-	struct kt_dyn_set ds;
 	struct dirent *d;
-	char *evdir;
+	char *evdir = NULL;
 	DIR *dir;
 	int ret;
 
@@ -591,15 +551,10 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 	if (!evs)
 		return NULL;
 	evs->tfs = tfs;
-	ret = kt_dyn_load(tfs, &ds);
-	if (ret) {
-		kt_dyn_free(&ds);
-		free(evs);
-		errno = -ret;
-		return NULL;
-	}
-	evdir = NULL;
-	ret = read_available(evs, globs, nglobs, hits, &ds);
+	ret = kt_dyn_load(tfs, &evs->ds);
+	if (ret)
+		goto fail;
+	ret = read_available(evs, globs, nglobs, hits);
 	if (ret < 0)
 		goto fail;
 	if (ret == 0) {
@@ -610,11 +565,12 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 			ret = -errno;
 			goto fail;
 		}
+		ret = 0;
 		while ((d = readdir(dir))) {
 			if (d->d_name[0] == '.' || !is_dir_entry(d))
 				continue;
 			ret = scan_system(evs, evdir, d->d_name, globs, nglobs,
-					  hits, &ds);
+					  hits);
 			if (ret)
 				break;
 		}
@@ -622,16 +578,29 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 		if (ret)
 			goto fail;
 	}
-	free(evdir);
-	evdir = NULL;
-	kt_dyn_free(&ds);
-	ret = evs->n ? ev_sort(evs) : 0;
+	key_sort(evs->names, evs->keys, evs->n, 0);
+	ret = ev_defs(evs);
 	if (ret)
 		goto fail;
+	/*
+	 * Fresh zero pages, each touched only when an entry on it is first
+	 * asked for (calloc would clear them all: ~50 us for 2,000 events).
+	 */
+	if (evs->n) {
+		void *v = mmap(NULL, evs->n * sizeof(*evs->v),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (v == MAP_FAILED) {
+			ret = -errno;
+			goto fail;
+		}
+		evs->v = v;
+	}
+	free(evdir);
 	return evs;
 fail:
 	free(evdir);
-	kt_dyn_free(&ds);
 	ktrace_events_free(evs);
 	errno = -ret;
 	return NULL;
@@ -641,14 +610,9 @@ void ktrace_events_free(struct ktrace_events *evs)
 {
 	if (!evs)
 		return;
-	for (int i = 0; i < evs->n; i++) {
+	for (int i = 0; evs->owns && i < evs->n; i++) {
 		struct ktrace_event *e = &evs->v[i];
 
-		if (!ev_borrowed(evs, e)) {
-			free((char *)e->system);
-			free((char *)e->name);
-		}
-		free((char *)e->definition);
 		for (int j = 0; j < e->nr_fields; j++) {
 			free((char *)e->fields[j].type);
 			free((char *)e->fields[j].name);
@@ -656,8 +620,12 @@ void ktrace_events_free(struct ktrace_events *evs)
 		free((void *)e->fields);
 		free((char *)e->print_fmt);
 	}
-	free(evs->v);
-	free(evs->avail);
+	if (evs->v)
+		munmap(evs->v, evs->n * sizeof(*evs->v));
+	free(evs->defs);
+	kt_dyn_free(&evs->ds);
+	free(evs->keys);
+	free(evs->names);
 	if (evs->tep)
 		tep_free(evs->tep);
 	free(evs);
@@ -668,12 +636,42 @@ int ktrace_events_count(const struct ktrace_events *evs)
 	return evs->n;
 }
 
+int ktrace_events_brief(const struct ktrace_events *evs, int i,
+			struct ktrace_event_brief *b)
+{
+	const struct ev_key *k;
+
+	if (i < 0 || i >= evs->n)
+		return -ERANGE;
+	k = &evs->keys[i];
+	b->system = evs->names + k->off;
+	b->system_len = k->sys_len;
+	b->name = b->system + k->sys_len + 1;
+	b->name_len = k->len - k->sys_len - 1;
+	b->kind = evs->defs && evs->defs[i] ? evs->defs[i]->kind :
+					      KTRACE_KIND_TRACEPOINT;
+	return 0;
+}
+
 const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 					     int i)
 {
+	struct ktrace_event *e;
+	const struct kt_dyn_def *def;
+
 	if (i < 0 || i >= evs->n)
 		return NULL;
-	return &evs->v[i];
+	e = &evs->v[i];
+	if (e->system)
+		return e;
+	/* first asked for: filled from the key (nothing to allocate) */
+	def = evs->defs ? evs->defs[i] : NULL;
+	e->system = evs->names + evs->keys[i].off;
+	e->name = e->system + evs->keys[i].sys_len + 1;
+	e->kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
+	e->id = -1;
+	e->definition = def ? def->line : NULL;
+	return e;
 }
 
 static int copy_fields(struct ktrace_event *e, struct tep_event *te)
@@ -716,12 +714,14 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 		if (!evs->tep)
 			return -ENOMEM;
 	}
+	evs->owns = true;	/* fields and print formats from here on */
 	for (int i = 0; i < evs->n; i++) {
 		struct ktrace_event *e = &evs->v[i];
 		struct tep_event *te = NULL;
 		char *pf;
 		int ret;
 
+		ktrace_events_get(evs, i);	/* fills *e */
 		if (e->fields)
 			continue;
 		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->system,
