@@ -64,7 +64,7 @@ static void print_json_event(struct ktrace_json *j,
  */
 struct line_buf {
 	size_t len;
-	char b[32768];
+	char b[16384];
 };
 
 static void lb_flush(struct line_buf *lb, FILE *f)

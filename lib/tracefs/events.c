@@ -368,7 +368,8 @@ static int names_add(struct ktrace_events *evs, const char *sys,
 	size_t ls = strlen(sys), ln = strlen(name), need = ls + ln + 2;
 
 	/* KT_READ_PAD spare bytes at the end, as kt_read_fd() leaves */
-	if (need + KT_READ_PAD > evs->names_cap - evs->names_len) {
+	if (!evs->names ||
+	    need + KT_READ_PAD > evs->names_cap - evs->names_len) {
 		size_t cap = evs->names_cap ? evs->names_cap : 4096;
 		char *nb;
 
@@ -484,18 +485,21 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 	free(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	/* ~70 KiB on a distribution kernel: read it without regrowing */
-	buf = kt_read_fd_hint(fd, &len, 128 * 1024);
+	/*
+	 * ~70 KiB on a distribution kernel: read without regrowing, into
+	 * the heap (glibc maps 128 KiB and more apart, then unmaps them)
+	 */
+	buf = kt_read_fd_hint(fd, &len, 128 * 1024 - 64);
 	close(fd);
 	if (!buf)
 		return -errno;
 	evs->names = buf;
 	evs->names_len = len;
-	/* a line has 4 bytes at least: keys that never move */
-	evs->keys = malloc((len / 4 + 1) * sizeof(*evs->keys));
+	/* lines are ~30 bytes: keys that seldom move (key_push grows them) */
+	evs->keys = malloc((len / 16 + 64) * sizeof(*evs->keys));
 	if (!evs->keys)
 		return -ENOMEM;
-	evs->keys_cap = len / 4 + 1;
+	evs->keys_cap = len / 16 + 64;
 	/* looked for line by line only when the file has one at all */
 	slashes = memchr(buf, '/', len);
 	for (char *line = buf, *end; line < buf + len; line = end + 1) {
@@ -503,11 +507,17 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 		char *ev;
 		int ret;
 
-		end = memchr(line, '\n', buf + len - line);
+		/* ':' after a short system: a plain loop beats a call */
+		for (ev = line; ev < buf + len && *ev != ':' && *ev != '\n';
+		     ev++)
+			;
+		end = ev < buf + len && *ev == '\n' ? ev :
+			memchr(ev, '\n', buf + len - ev);
 		if (!end)
 			end = buf + len;	/* buf[len] is the NUL */
 		*end = '\0';
-		ev = memchr(line, ':', end - line);
+		if (ev >= end)
+			ev = NULL;
 		/* names from the kernel: only what could leave the tree */
 		if (!ev || ev == line || ev + 1 == end || line[0] == '.' ||
 		    ev[1] == '.' || (slashes && memchr(line, '/', end - line)))
