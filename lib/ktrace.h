@@ -209,7 +209,10 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 					  unsigned int *hits);
 void ktrace_events_free(struct ktrace_events *evs);
 int ktrace_events_count(const struct ktrace_events *evs);
-/* Borrowed pointer, valid until ktrace_events_free(). */
+/*
+ * Borrowed pointer, valid until ktrace_events_free(). The first call for an
+ * event fills its entry: two threads must not ask for one evs at once.
+ */
 const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 					     int i);
 /*

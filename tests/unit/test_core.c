@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "faketfs.h"
@@ -191,6 +192,124 @@ static void test_events_sort_order(void **state)
 			w++;
 		if (i == ktrace_events_count(evs) - 1)
 			assert_int_equal(w, N);
+	}
+	ktrace_events_free(evs);
+	ktrace_tfs_free(tfs);
+}
+
+/* Every event of evs as "system:name kind definition" lines (caller frees). */
+static char *events_text(struct ktrace_events *evs)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	for (int i = 0; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		struct ktrace_event_brief b;
+
+		/* the brief agrees with the entry, lengths included */
+		assert_int_equal(ktrace_events_brief(evs, i, &b), 0);
+		assert_ptr_equal(b.system, e->system);
+		assert_ptr_equal(b.name, e->name);
+		assert_int_equal(b.system_len, strlen(e->system));
+		assert_int_equal(b.name_len, strlen(e->name));
+		assert_int_equal(b.kind, e->kind);
+		fprintf(f, "%s:%s %s %s\n", e->system, e->name,
+			ktrace_kind_name(e->kind),
+			e->definition ? e->definition : "-");
+	}
+	fclose(f);
+	return text;
+}
+
+/*
+ * Without available_events (an old tree) the event directories are walked:
+ * the same events, order, kinds and definitions as from the file.
+ */
+static void test_events_walk_matches_available(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_event_brief b;
+	struct ktrace_events *evs;
+	char *from_file, *from_walk, *path;
+
+	assert_non_null(tfs);
+	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
+	assert_non_null(evs);
+	from_file = events_text(evs);
+	assert_int_equal(ktrace_events_brief(evs, -1, &b), -ERANGE);
+	assert_int_equal(ktrace_events_brief(evs, ktrace_events_count(evs), &b),
+			 -ERANGE);
+	ktrace_events_free(evs);
+	assert_true(asprintf(&path, "%s/tracefs/available_events",
+			     (char *)*state) > 0);
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
+	assert_non_null(evs);
+	from_walk = events_text(evs);
+	assert_string_equal(from_walk, from_file);
+	assert_non_null(strstr(from_walk, "ktrace:parse_line uprobe p:ktrace/"));
+	assert_non_null(strstr(from_walk, "ktrace:open kprobe p:ktrace/"));
+	ktrace_events_free(evs);
+	free(from_file);
+	free(from_walk);
+	ktrace_tfs_free(tfs);
+}
+
+/*
+ * A walk that gathers more names than its first buffer holds, in an
+ * order no sort would leave: 3 systems of 300 events with a long shared
+ * prefix, made in descending order.
+ */
+static void test_events_walk_many(void **state)
+{
+	const char *globs[] = { "bulk*" };
+	struct ktrace_tfs *tfs;
+	struct ktrace_events *evs;
+	unsigned int hit;
+	char *path;
+
+	for (int sys = 2; sys >= 0; sys--) {
+		assert_true(asprintf(&path, "%s/tracefs/events/bulk%d",
+				     (char *)*state, sys) > 0);
+		assert_int_equal(mkdir(path, 0755), 0);
+		free(path);
+		assert_true(asprintf(&path, "%s/tracefs/events/bulk%d/enable",
+				     (char *)*state, sys) > 0);
+		fclose(fopen(path, "w"));
+		free(path);
+		for (int i = 299; i >= 0; i--) {
+			assert_true(asprintf(&path,
+					     "%s/tracefs/events/bulk%d/a_long_shared_event_prefix_%03d",
+					     (char *)*state, sys, i) > 0);
+			assert_int_equal(mkdir(path, 0755), 0);
+			free(path);
+		}
+	}
+	assert_true(asprintf(&path, "%s/tracefs/available_events",
+			     (char *)*state) > 0);
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	evs = ktrace_events_alloc(tfs, globs, 1, &hit);
+	assert_non_null(evs);
+	assert_int_equal(hit, 900);
+	assert_int_equal(ktrace_events_count(evs), 900);
+	for (int i = 0; i < 900; i++) {
+		struct ktrace_event_brief b;
+		char want[64];
+
+		assert_int_equal(ktrace_events_brief(evs, i, &b), 0);
+		snprintf(want, sizeof(want), "bulk%d:a_long_shared_event_prefix_%03d",
+			 i / 300, i % 300);
+		assert_int_equal(b.system_len + 1 + b.name_len, strlen(want));
+		assert_memory_equal(b.system, want, b.system_len);
+		assert_memory_equal(b.name, want + b.system_len + 1, b.name_len);
+		assert_int_equal(b.kind, KTRACE_KIND_TRACEPOINT);
 	}
 	ktrace_events_free(evs);
 	ktrace_tfs_free(tfs);
@@ -875,6 +994,8 @@ int main(void)
 		cmocka_unit_test(test_cli_numbers_strict),
 		cmocka_unit_test_setup_teardown(test_events_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_sort_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_walk_matches_available, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_walk_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_formats, setup, teardown),
 		cmocka_unit_test(test_tfs_open_missing),
 		cmocka_unit_test_setup_teardown(test_enable_disable, setup, teardown),
