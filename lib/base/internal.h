@@ -41,6 +41,12 @@ char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
 /*
+ * "dir/rel", malloc'ed (the caller frees), or NULL (errno ENOMEM): for
+ * the paths of a plain listing, which then never wakes printf's code
+ * (~8 us of a 1.5 ms `ktrace list`).
+ */
+char *kt_path_join(const char *dir, const char *rel);
+/*
  * Write buf to path in a single write(2) (tracefs parses one write as one
  * command). flags: O_TRUNC or O_APPEND. Returns 0 or -errno.
  */

@@ -70,9 +70,22 @@ char *kt_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+char *kt_path_join(const char *dir, const char *rel)
+{
+	size_t ld = strlen(dir), lr = strlen(rel);
+	char *p = malloc(ld + lr + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, ld);
+	p[ld] = '/';
+	memcpy(p + ld + 1, rel, lr + 1);
+	return p;
+}
+
 char *kt_read_at(const char *dir, const char *rel, size_t *len)
 {
-	char *p = kt_path("%s/%s", dir, rel), *ret;
+	char *p = kt_path_join(dir, rel), *ret;
 	int saved;
 
 	if (!p)

@@ -476,7 +476,7 @@ out:
 static int read_available(struct ktrace_events *evs, const char *const *globs,
 			  int nglobs, unsigned int *hits)
 {
-	char *path = kt_path("%s/available_events", evs->tfs->dir), *buf;
+	char *path = kt_path_join(evs->tfs->dir, "available_events"), *buf;
 	bool slashes;
 	size_t len;
 	int fd;
