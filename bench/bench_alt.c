@@ -2,7 +2,9 @@
 /*
  * bench_alt N CMD1 [ARGS...] -- CMD2 [ARGS...] [-- ...]: run the commands
  * in turn, N rounds (one run of each per round, so that a slow spell of the
- * machine falls on all of them alike), their output to /dev/null. Prints a
+ * machine falls on all of them alike; each round starts with the next
+ * command, since the first of a round runs slower), their output to
+ * /dev/null. Prints a
  * line per command: "median_wall_us median_cpu_us failed_runs", where CPU
  * is the child's user + system time (wait4). Medians, not means: a run
  * delayed by another process does not move them.
@@ -68,7 +70,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int r = 0; r < n; r++) {
-		for (int c = 0; c < ncmds; c++) {
+		for (int j = 0; j < ncmds; j++) {
+			int c = (r + j) % ncmds;
 			struct rusage ru;
 			double t0 = now_us();
 			int status;
