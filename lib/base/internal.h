@@ -41,6 +41,18 @@ char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
 /*
+ * A growing byte buffer: p[0..len) used of cap allocated. Starts zeroed;
+ * the owner frees p.
+ */
+struct kt_buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+/* Room for n more bytes past len (doubling from 4 KiB): 0 or -ENOMEM. */
+int kt_buf_reserve(struct kt_buf *b, size_t n);
+
+/*
  * "dir/rel", malloc'ed (the caller frees), or NULL (errno ENOMEM): for
  * the paths of a plain listing, which then never wakes printf's code
  * (~8 us of a 1.5 ms `ktrace list`).

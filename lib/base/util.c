@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,29 @@ char *kt_read_file(const char *path, size_t *len)
 	close(fd);
 	errno = saved;
 	return buf;
+}
+
+int kt_buf_reserve(struct kt_buf *b, size_t n)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (n <= b->cap - b->len && (b->p || !n))
+		return 0;
+	if (n > SIZE_MAX - b->len)
+		return -ENOMEM;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + n) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
 }
 
 char *kt_path_join(const char *dir, const char *rel)

@@ -40,44 +40,18 @@ static size_t pad8(size_t n)
 
 /* ---------------------------------------------------------- byte buffers */
 
-struct bbuf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static int bb_reserve(struct bbuf *b, size_t n)
-{
-	size_t cap;
-	unsigned char *p;
-
-	if (b->len + n <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + n) {
-		if (cap > SIZE_MAX / 2)
-			return -ENOMEM;
-		cap *= 2;
-	}
-	p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-static void bb_put(struct bbuf *b, const void *p, size_t n)
+static void bb_put(struct kt_buf *b, const void *p, size_t n)
 {
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 }
 
-static void bb_u32(struct bbuf *b, uint32_t v)
+static void bb_u32(struct kt_buf *b, uint32_t v)
 {
 	bb_put(b, &v, 4);
 }
 
-static void bb_u64(struct bbuf *b, uint64_t v)
+static void bb_u64(struct kt_buf *b, uint64_t v)
 {
 	bb_put(b, &v, 8);
 }
@@ -87,7 +61,7 @@ static size_t str_need(const char *s)
 	return 4 + strlen(s) + 1;
 }
 
-static void bb_str(struct bbuf *b, const char *s)
+static void bb_str(struct kt_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -107,7 +81,7 @@ struct kt_kfw {
 	uint64_t h;		/* running checksum of the records */
 	uint64_t nr_records, data_bytes, nr_sections;
 	uint64_t file_bytes;	/* written to fd so far */
-	struct bbuf tab[KF_NR_TABLES];
+	struct kt_buf tab[KF_NR_TABLES];
 	bool tables_pending;
 };
 
@@ -191,7 +165,7 @@ static int flush_tables(struct kt_kfw *w)
 	int t, err = 0;
 
 	for (t = 0; t < KF_NR_TABLES; t++) {
-		struct bbuf *b = &w->tab[t];
+		struct kt_buf *b = &w->tab[t];
 
 		if (!b->len)
 			continue;
@@ -272,7 +246,7 @@ struct kt_kfw *kt_kfw_open(int fd, size_t bufsize)
 /* Room for n more bytes in table t, flushing it when it grew large. */
 static int tab_reserve(struct kt_kfw *w, int t, size_t n)
 {
-	struct bbuf *b = &w->tab[t];
+	struct kt_buf *b = &w->tab[t];
 	int err;
 
 	if (w->err)
@@ -285,7 +259,7 @@ static int tab_reserve(struct kt_kfw *w, int t, size_t n)
 	}
 	if (n > KF_MAX_TABLE / 2)
 		return -EINVAL;
-	err = bb_reserve(b, n);
+	err = kt_buf_reserve(b, n);
 	if (!err)
 		w->tables_pending = true;
 	return err;
@@ -307,7 +281,7 @@ int kt_kfw_meta(struct kt_kfw *w, const char *key, const char *value)
 
 int kt_kfw_attr(struct kt_kfw *w, const struct kt_kf_attr *a)
 {
-	struct bbuf *b = &w->tab[KT_KF_ATTR];
+	struct kt_buf *b = &w->tab[KT_KF_ATTR];
 	const char *name = a->name ? a->name : "";
 	int err;
 
@@ -325,7 +299,7 @@ int kt_kfw_attr(struct kt_kfw *w, const struct kt_kf_attr *a)
 
 int kt_kfw_id(struct kt_kfw *w, uint64_t id, uint32_t attr, int32_t cpu)
 {
-	struct bbuf *b = &w->tab[KT_KF_IDS];
+	struct kt_buf *b = &w->tab[KT_KF_IDS];
 	int err = tab_reserve(w, KT_KF_IDS, 16);
 
 	if (err)
@@ -339,7 +313,7 @@ int kt_kfw_id(struct kt_kfw *w, uint64_t id, uint32_t attr, int32_t cpu)
 int kt_kfw_format(struct kt_kfw *w, uint32_t id, const char *system,
 		  const char *name, const char *format)
 {
-	struct bbuf *b = &w->tab[KT_KF_FORMATS];
+	struct kt_buf *b = &w->tab[KT_KF_FORMATS];
 	int err;
 
 	if (!system || !name || !format)
@@ -370,7 +344,7 @@ int kt_kfw_header_page(struct kt_kfw *w, const char *text)
 
 int kt_kfw_ksym(struct kt_kfw *w, uint64_t addr, char type, const char *name)
 {
-	struct bbuf *b = &w->tab[KT_KF_KALLSYMS];
+	struct kt_buf *b = &w->tab[KT_KF_KALLSYMS];
 	int err;
 
 	if (!name)
@@ -387,7 +361,7 @@ int kt_kfw_ksym(struct kt_kfw *w, uint64_t addr, char type, const char *name)
 int kt_kfw_comm(struct kt_kfw *w, uint32_t pid, uint32_t tid,
 		const char *comm)
 {
-	struct bbuf *b = &w->tab[KT_KF_COMMS];
+	struct kt_buf *b = &w->tab[KT_KF_COMMS];
 	int err;
 
 	if (!comm)
@@ -404,7 +378,7 @@ int kt_kfw_comm(struct kt_kfw *w, uint32_t pid, uint32_t tid,
 int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
 		  const char *text)
 {
-	struct bbuf *b = &w->tab[KT_KF_UFRAMES];
+	struct kt_buf *b = &w->tab[KT_KF_UFRAMES];
 	int err;
 
 	if (!path || !text)
@@ -421,7 +395,7 @@ int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
 
 int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m)
 {
-	struct bbuf *b = &w->tab[KT_KF_MMAPS];
+	struct kt_buf *b = &w->tab[KT_KF_MMAPS];
 	int err;
 
 	if (!m->filename)

@@ -22,8 +22,7 @@ struct ktrace_events {
 	 * "system\0name\0" per event: available_events cut in place, or
 	 * what the directory walk found.
 	 */
-	char *names;
-	size_t names_len, names_cap;
+	struct kt_buf names;
 	struct ev_key *keys;	/* one per event, sorted */
 	int n, keys_cap;
 	struct kt_dyn_set ds;	/* the tree's dynamic events */
@@ -38,6 +37,11 @@ struct ktrace_events {
 	bool owns;		/* formats were loaded */
 	struct tep_handle *tep;
 };
+
+static inline const char *ev_names(const struct ktrace_events *evs)
+{
+	return (const char *)evs->names.p;
+}
 
 /* One line of dynamic_events: "p:grp/ev ..." */
 static const char *const kind_names[] = {
@@ -348,7 +352,7 @@ static int ev_defs(struct ktrace_events *evs)
 	if (!evs->defs)
 		return -ENOMEM;
 	for (int i = 0; i < evs->n; i++) {
-		const char *sys = evs->names + evs->keys[i].off;
+		const char *sys = ev_names(evs) + evs->keys[i].off;
 
 		evs->defs[i] = dyn_find(&evs->ds, sys,
 					sys + evs->keys[i].sys_len + 1);
@@ -366,25 +370,15 @@ static int names_add(struct ktrace_events *evs, const char *sys,
 		     const char *name)
 {
 	size_t ls = strlen(sys), ln = strlen(name), need = ls + ln + 2;
+	struct kt_buf *b = &evs->names;
 
 	/* KT_READ_PAD spare bytes at the end, as kt_read_fd() leaves */
-	if (!evs->names ||
-	    need + KT_READ_PAD > evs->names_cap - evs->names_len) {
-		size_t cap = evs->names_cap ? evs->names_cap : 4096;
-		char *nb;
-
-		while (need + KT_READ_PAD > cap - evs->names_len)
-			cap *= 2;
-		nb = realloc(evs->names, cap);
-		if (!nb)
-			return -ENOMEM;
-		evs->names = nb;
-		evs->names_cap = cap;
-	}
-	memcpy(evs->names + evs->names_len, sys, ls + 1);
-	memcpy(evs->names + evs->names_len + ls + 1, name, ln + 1);
-	evs->names_len += need;
-	return key_push(evs, evs->names_len - need, ls, ls + 1 + ln);
+	if (kt_buf_reserve(b, need + KT_READ_PAD))
+		return -ENOMEM;
+	memcpy(b->p + b->len, sys, ls + 1);
+	memcpy(b->p + b->len + ls + 1, name, ln + 1);
+	b->len += need;
+	return key_push(evs, b->len - need, ls, ls + 1 + ln);
 }
 
 static int scan_system(struct ktrace_events *evs, const char *evdir,
@@ -493,8 +487,11 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 	close(fd);
 	if (!buf)
 		return -errno;
-	evs->names = buf;
-	evs->names_len = len;
+	/* the text with its NUL and KT_READ_PAD after it */
+	evs->names = (struct kt_buf){
+		.p = (unsigned char *)buf, .len = len,
+		.cap = len + 1 + KT_READ_PAD,
+	};
 	/* lines are ~30 bytes: keys that seldom move (key_push grows them) */
 	evs->keys = malloc((len / 16 + 64) * sizeof(*evs->keys));
 	if (!evs->keys)
@@ -588,7 +585,7 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 		if (ret)
 			goto fail;
 	}
-	key_sort(evs->names, evs->keys, evs->n, 0);
+	key_sort(ev_names(evs), evs->keys, evs->n, 0);
 	ret = ev_defs(evs);
 	if (ret)
 		goto fail;
@@ -635,7 +632,7 @@ void ktrace_events_free(struct ktrace_events *evs)
 	free(evs->defs);
 	kt_dyn_free(&evs->ds);
 	free(evs->keys);
-	free(evs->names);
+	free(evs->names.p);
 	if (evs->tep)
 		tep_free(evs->tep);
 	free(evs);
@@ -654,7 +651,7 @@ int ktrace_events_brief(const struct ktrace_events *evs, int i,
 	if (i < 0 || i >= evs->n)
 		return -ERANGE;
 	k = &evs->keys[i];
-	b->system = evs->names + k->off;
+	b->system = ev_names(evs) + k->off;
 	b->system_len = k->sys_len;
 	b->name = b->system + k->sys_len + 1;
 	b->name_len = k->len - k->sys_len - 1;
@@ -676,7 +673,7 @@ const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 		return e;
 	/* first asked for: filled from the key (nothing to allocate) */
 	def = evs->defs ? evs->defs[i] : NULL;
-	e->system = evs->names + evs->keys[i].off;
+	e->system = ev_names(evs) + evs->keys[i].off;
 	e->name = e->system + evs->keys[i].sys_len + 1;
 	e->kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
 	e->id = -1;
