@@ -90,7 +90,17 @@ static bool lb_put(struct line_buf *lb, FILE *f, const char *sys, size_t ls,
 	return true;
 }
 
-/* system:name, and the kind of a dynamic event */
+/* "system:name", and the kind of a dynamic event, through stdio */
+static void print_name(FILE *f, const char *sys, const char *name,
+		       enum ktrace_kind kind)
+{
+	if (kind == KTRACE_KIND_TRACEPOINT)
+		fprintf(f, "%s:%s\n", sys, name);
+	else
+		fprintf(f, "%s:%s [%s]\n", sys, name, ktrace_kind_name(kind));
+}
+
+/* A plain listing's line: a tracepoint's goes through lb. */
 static void print_brief(FILE *f, struct line_buf *lb,
 			const struct ktrace_event_brief *b)
 {
@@ -98,24 +108,13 @@ static void print_brief(FILE *f, struct line_buf *lb,
 	    lb_put(lb, f, b->system, b->system_len, b->name, b->name_len))
 		return;
 	lb_flush(lb, f);
-	if (b->kind == KTRACE_KIND_TRACEPOINT)
-		fprintf(f, "%s:%s\n", b->system, b->name);
-	else
-		fprintf(f, "%s:%s [%s]\n", b->system, b->name,
-			ktrace_kind_name(b->kind));
+	print_name(f, b->system, b->name, b->kind);
 }
 
-static void print_text_event(FILE *f, struct line_buf *lb,
-			     const struct ktrace_event *e, bool fields,
-			     bool fmt)
+static void print_text_event(FILE *f, const struct ktrace_event *e,
+			     bool fields, bool fmt)
 {
-	const struct ktrace_event_brief b = {
-		.system = e->system, .system_len = strlen(e->system),
-		.name = e->name, .name_len = strlen(e->name), .kind = e->kind,
-	};
-
-	print_brief(f, lb, &b);
-	lb_flush(lb, f);
+	print_name(f, e->system, e->name, e->kind);
 	if (fields) {
 		for (int i = 0; i < e->nr_fields; i++) {
 			const struct ktrace_field *fl = &e->fields[i];
@@ -237,8 +236,8 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 			continue;
 		}
 		if (lb)
-			print_text_event(ctx->out, lb,
-					 ktrace_events_get(evs, i), fields, fmt);
+			print_text_event(ctx->out, ktrace_events_get(evs, i),
+					 fields, fmt);
 		else
 			print_json_event(j, ktrace_events_get(evs, i), fmt);
 	}

@@ -53,9 +53,9 @@ struct kt_buf {
 int kt_buf_reserve(struct kt_buf *b, size_t n);
 
 /*
- * "dir/rel", malloc'ed (the caller frees), or NULL (errno ENOMEM): for
- * the paths of a plain listing, which then never wakes printf's code
- * (~8 us of a 1.5 ms `ktrace list`).
+ * "dir/rel", malloc'ed (the caller frees), or NULL (errno ENOMEM). No
+ * printf: a plain listing then never wakes its code (~8 us of a 1.5 ms
+ * `ktrace list`).
  */
 char *kt_path_join(const char *dir, const char *rel);
 /*

@@ -51,8 +51,8 @@ static char *defined_line(struct ktrace_tfs *tfs, const char *file,
  */
 static int dyn_write(struct ktrace_tfs *tfs, bool user, const char *line)
 {
-	char *path = kt_path("%s/%s", tfs->dir,
-			     user ? "uprobe_events" : "kprobe_events"), *cmd;
+	char *path = kt_path_join(tfs->dir,
+				  user ? "uprobe_events" : "kprobe_events"), *cmd;
 	int ret;
 
 	/* one line, as echo writes it */

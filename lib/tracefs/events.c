@@ -385,7 +385,7 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 		       const char *sys, const char *const *globs, int nglobs,
 		       unsigned int *hits)
 {
-	char *p = kt_path("%s/%s", evdir, sys);
+	char *p = kt_path_join(evdir, sys);
 	struct dirent *d;
 	bool any = nglobs == 0;
 	DIR *dir;
@@ -663,8 +663,8 @@ int ktrace_events_brief(const struct ktrace_events *evs, int i,
 const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 					     int i)
 {
+	struct ktrace_event_brief b;
 	struct ktrace_event *e;
-	const struct kt_dyn_def *def;
 
 	if (i < 0 || i >= evs->n)
 		return NULL;
@@ -672,12 +672,12 @@ const struct ktrace_event *ktrace_events_get(const struct ktrace_events *evs,
 	if (e->system)
 		return e;
 	/* first asked for: filled from the key (nothing to allocate) */
-	def = evs->defs ? evs->defs[i] : NULL;
-	e->system = ev_names(evs) + evs->keys[i].off;
-	e->name = e->system + evs->keys[i].sys_len + 1;
-	e->kind = def ? def->kind : KTRACE_KIND_TRACEPOINT;
+	ktrace_events_brief(evs, i, &b);
+	e->system = b.system;
+	e->name = b.name;
+	e->kind = b.kind;
 	e->id = -1;
-	e->definition = def ? def->line : NULL;
+	e->definition = evs->defs && evs->defs[i] ? evs->defs[i]->line : NULL;
 	return e;
 }
 

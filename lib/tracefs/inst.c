@@ -412,7 +412,7 @@ static int collect_filters(struct ktrace_inst *inst, char ***out)
 		if (s->d_name[0] == '.' ||
 		    (s->d_type != DT_DIR && s->d_type != DT_UNKNOWN))
 			continue;
-		sd = kt_path("%s/%s", evdir, s->d_name);
+		sd = kt_path_join(evdir, s->d_name);
 		d2 = sd ? opendir(sd) : NULL;
 		if (!d2) {
 			free(sd);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <linux/magic.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,6 @@
 
 #define KT_TRACEFS_DEFAULT "/sys/kernel/tracing"
 #define KT_STATE_DEFAULT "/run/ktrace"
-#define KT_TRACEFS_MAGIC 0x74726163	/* linux/magic.h */
 
 static bool is_tracefs_tree(const char *dir)
 {
@@ -75,7 +75,7 @@ static char *locate(const char *dir)
 	 * (~0.1 ms to generate and parse) only when it is elsewhere.
 	 */
 	if (statfs(KT_TRACEFS_DEFAULT, &sfs) == 0 &&
-	    sfs.f_type == KT_TRACEFS_MAGIC)
+	    sfs.f_type == TRACEFS_MAGIC)
 		return strdup(KT_TRACEFS_DEFAULT);
 	found = find_mounted();
 	if (found)
