@@ -5,7 +5,7 @@ set -e
 pkgs="build-essential pkg-config libtracefs-dev libtraceevent-dev libdw-dev
 libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev libcmocka-dev qemu-system-x86 busybox-static cpio
 python3 kmod clang-14 clang-tools-14 libclang-rt-14-dev libc6-dbg chromium fonts-dejavu-core linux-perf
-libncurses-dev tmux bash-completion mandoc
+libncurses-dev tmux bash-completion mandoc dwz strace
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm
 libtracefs-dev:arm64 libtraceevent-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
 libbpf-dev:arm64 libncurses-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64

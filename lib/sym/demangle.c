@@ -12,15 +12,24 @@ static demangle_fn cxa_demangle;
 static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
 
 /*
- * The C++ runtime's demangler, looked up at run time so that libktrace
- * users need not link libstdc++ (nor pay for loading it at every start):
- * C++ programs have it already, others get it from libstdc++.so.6 when
- * installed. Without it, C++ names stay mangled.
+ * The C++ runtime's demangler. The ktrace binary links it in (static, so
+ * it never dlopen()s a second libc); libktrace users need not link
+ * libstdc++ (nor pay for loading it at every start): C++ programs have it
+ * already, others get it from libstdc++.so.6 when installed. Without it,
+ * C++ names stay mangled.
  */
+extern char *__cxa_demangle(const char *, char *, size_t *, int *)
+	__attribute__((weak));
+
 static void demangle_init(void)
 {
-	void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	void *sym;
 
+	if (__cxa_demangle) {
+		cxa_demangle = __cxa_demangle;
+		return;
+	}
+	sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	if (!sym) {
 		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
 

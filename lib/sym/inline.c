@@ -3,12 +3,17 @@
  * Inlined frames: the DWARF scopes at an address (dwarf_getscopes) name
  * the functions the compiler inlined there, innermost first, as perf
  * script shows them with "(inlined)". The binary's DWARF or its separate
- * debug file (found by build-id) is read through an offline Dwfl.
+ * debug file is read through an offline Dwfl.
  */
 #include <dwarf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+
+#include "base/internal.h"
 
 #include "sym/symtab.h"
 
@@ -16,9 +21,100 @@ struct kt_dwarf_file {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;	/* module address = file address + bias */
-	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 };
+
+/* The file at path, its name for libdw (which frees it); -1 when none. */
+static int open_debug(const char *path, char **name)
+{
+	int fd = ktrace_open_regular(path);
+
+	if (fd < 0)
+		return -1;
+	*name = strdup(path);
+	if (!*name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The build-id of the ELF file at path equals id[n]. */
+static bool has_build_id(const char *path, const void *id, ssize_t n)
+{
+	int fd = ktrace_open_regular(path);
+	const void *fid;
+	bool same = false;
+	Elf *e;
+
+	if (fd < 0)
+		return false;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e)
+		same = dwelf_elf_gnu_build_id(e, &fid) == n &&
+		       !memcmp(fid, id, n);
+	elf_end(e);
+	close(fd);
+	return same;
+}
+
+/*
+ * The module's separate DWARF, found where its symbols are (symtab.c's
+ * rule: by build-id, then by .gnu_debuglink with its CRC), and a dwz
+ * "alt" file (.gnu_debugaltlink: by its build-id, then the absolute path
+ * it names when its build-id matches). Local files only: libdw's standard
+ * lookup goes on to debuginfod, dlopen()ing it and libcurl, which the
+ * static ktrace binary must not (nor do its symbols come from there).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink,
+			  GElf_Word crc, char **debuginfo_file_name)
+{
+	const unsigned char *id;
+	const char *alt;
+	char path[8192];
+	Dwarf_Addr bias;
+	GElf_Addr vaddr;
+	Dwarf *dw;
+	ssize_t n;
+	int fd;
+
+	(void)userdata, (void)modname, (void)base;
+	/* libdw asks for the alt file with its name, and only then (the
+	 * module's DWARF is loaded by now): a debuglink is a bare name */
+	if (debuglink && strchr(debuglink, '/')) {
+		dw = dwfl_module_getdwarf(mod, &bias);
+		n = dw ? dwelf_dwarf_gnu_debugaltlink(dw, &alt,
+						      (const void **)&id) : -1;
+		if (n <= 0)
+			return -1;
+		if (!kt_debug_build_id_path(id, n, path, sizeof(path)) &&
+		    (fd = open_debug(path, debuginfo_file_name)) >= 0)
+			return fd;
+		if (debuglink[0] == '/' && has_build_id(debuglink, id, n))
+			return open_debug(debuglink, debuginfo_file_name);
+		return -1;
+	}
+	n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n > 0 && !kt_debug_build_id_path(id, n, path, sizeof(path)) &&
+	    (fd = open_debug(path, debuginfo_file_name)) >= 0)
+		return fd;
+	if (!kt_debuglink_path(debuglink, crc, file_name, path, sizeof(path)))
+		return open_debug(path, debuginfo_file_name);
+	errno = ENOENT;
+	return -1;
+}
+
+/* Never called: an offline module is opened by its path. */
+static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		  Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base;
+	(void)file_name, (void)elfp;
+	errno = ENOENT;
+	return -1;
+}
 
 struct kt_dwarf_file *kt_dwarf_file_open(const char *path)
 {
@@ -27,10 +123,9 @@ struct kt_dwarf_file *kt_dwarf_file_open(const char *path)
 
 	if (!f)
 		return NULL;
-	f->cb.find_elf = dwfl_build_id_find_elf;
-	f->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	f->cb.find_elf = no_elf;
+	f->cb.find_debuginfo = find_debuginfo;
 	f->cb.section_address = dwfl_offline_section_address;
-	f->cb.debuginfo_path = &f->debuginfo_path;
 	f->dwfl = dwfl_begin(&f->cb);
 	if (!f->dwfl)
 		goto fail;

@@ -268,17 +268,13 @@ static int64_t file_crc32(const char *path)
 	return n < 0 ? -1 : (int64_t)(crc ^ 0xffffffff);
 }
 
-/* The debug file .gnu_debuglink names, where gdb and perf look: next to
- * the binary, in its .debug/, under /usr/lib/debug; its CRC must match
- * (a stale debug file would name the wrong functions). */
-static int add_debuglink(kt_elf_sym_fn fn, void *arg, Elf *elf,
-			 const char *binary)
+int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
+		      char *path, size_t len)
 {
 	static const char *const where[] = { "%s/%s", "%s/.debug/%s",
 					     "/usr/lib/debug%s/%s" };
-	GElf_Word crc;
-	const char *name = dwelf_elf_gnu_debuglink(elf, &crc), *slash;
-	char dir[4096], path[8192];
+	const char *slash;
+	char dir[4096];
 
 	if (!name || !binary || strchr(name, '/'))
 		return -ENOENT;
@@ -287,11 +283,27 @@ static int add_debuglink(kt_elf_sym_fn fn, void *arg, Elf *elf,
 		return -ENOENT;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - binary), binary);
 	for (size_t i = 0; i < sizeof(where) / sizeof(*where); i++) {
-		snprintf(path, sizeof(path), where[i], dir, name);
+		if ((size_t)snprintf(path, len, where[i], dir, name) >= len)
+			continue;
 		if (strcmp(path, binary) && file_crc32(path) == crc)
-			return add_file(fn, arg, path);
+			return 0;
 	}
 	return -ENOENT;
+}
+
+int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,
+			   size_t len)
+{
+	size_t at;
+
+	/* "/usr/lib/debug/.build-id/" 25, "xx/" 3, ".debug\0" 7 */
+	if (n < 2 || n > 64 || len < 35 + 2 * n)
+		return -ENOENT;
+	at = snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < n; i++)
+		at += snprintf(path + at, len - at, "%02x", id[i]);
+	snprintf(path + at, len - at, ".debug");
+	return 0;
 }
 
 /* MiniDebugInfo (Fedora's): an xz-compressed ELF with the local function
@@ -366,24 +378,23 @@ int kt_elf_debug_syms(Elf *elf, const char *binary, kt_elf_sym_fn fn,
 		      void *arg)
 {
 	const unsigned char *id;
-	char path[256];
+	char path[8192];
 	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	int len, ret;
+	const char *link;
+	GElf_Word crc;
+	int ret;
 
-	if (n >= 2 && n <= 64) {
-		len = snprintf(path, sizeof(path),
-			       "/usr/lib/debug/.build-id/%02x/", id[0]);
-		for (ssize_t i = 1; i < n; i++)
-			len += snprintf(path + len, sizeof(path) - len, "%02x",
-					id[i]);
-		snprintf(path + len, sizeof(path) - len, ".debug");
+	if (n > 0 && !kt_debug_build_id_path(id, n, path, sizeof(path))) {
 		ret = add_file(fn, arg, path);
 		if (!ret || ret == -ENOMEM)
 			return ret;
 	}
-	ret = add_debuglink(fn, arg, elf, binary);
-	if (!ret || ret == -ENOMEM)
-		return ret;
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (!kt_debuglink_path(link, crc, binary, path, sizeof(path))) {
+		ret = add_file(fn, arg, path);
+		if (!ret || ret == -ENOMEM)
+			return ret;
+	}
 	return add_minidebuginfo(fn, arg, elf);
 }
 

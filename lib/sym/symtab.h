@@ -77,6 +77,20 @@ int kt_elf_code_syms(Elf *elf, kt_elf_sym_fn fn, void *arg);
  * kt_symtab_add_debug() finds them. 0, -ENOENT (none), or -errno. */
 int kt_elf_debug_syms(Elf *elf, const char *binary, kt_elf_sym_fn fn,
 		      void *arg);
+/*
+ * Where a stripped binary's separate debug file is, as perf and gdb look
+ * (the one rule for symbols and DWARF, local files only). The file keyed
+ * by build-id: /usr/lib/debug/.build-id/xx/rest.debug in path[len]; 0, or
+ * -ENOENT for an id that cannot be one.
+ */
+int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,
+			   size_t len);
+/* The file .gnu_debuglink names (name, crc) for binary, its path: next
+ * to binary, in its .debug/, under /usr/lib/debug. Its CRC must match (a
+ * stale debug file would name the wrong functions). 0 with the file's
+ * path in path[len], or -ENOENT. */
+int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
+		      char *path, size_t len);
 /* Add the names a stripped elf keeps elsewhere, as perf and gdb find
  * them: its separate debug file by build-id (/usr/lib/debug/.build-id),
  * else the one its .gnu_debuglink names (next to binary, its path; in

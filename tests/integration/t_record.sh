@@ -571,6 +571,47 @@ t_record_dwarf_stack_without_frame_pointers() {
 	expect_eq "named frames" "$(chain_frames $RT.rep | grep -cFx 'syscall;ask_parent;ns::Widget::poke(int);ns::Widget::poke(double);main;__libc_start_call_main;__libc_start_main;_start')" 2
 }
 
+# The functions inlined at a frame come from a stripped binary's separate
+# DWARF, found where its symbols are found (here by .gnu_debuglink), and
+# from the dwz "alt" file that DWARF names (.gnu_debugaltlink, as Debian's
+# dbgsym packages have it), used only when its build-id is the one named.
+# Local files only: ktrace never loads libdebuginfod (nor any library).
+t_record_inlines_from_debug_files() {
+	local d=$RT.dwz
+	rm -rf $d; mkdir -p $d
+	cp $TARGETS/cxxchain $d/full
+	objcopy --only-keep-debug $d/full $d/a.debug
+	cp $d/a.debug $d/b.debug
+	# two debug files share their DIEs: dwz moves them to $d/alt.debug
+	dwz -m $d/alt.debug -M $d/alt.debug $d/a.debug $d/b.debug ||
+		{ fail "dwz failed"; return 1; }
+	readelf -S $d/a.debug 2>/dev/null | grep -q gnu_debugaltlink || { fail "no altlink"; return 1; }
+	strip --strip-all -o $d/stripped $d/full
+	objcopy --add-gnu-debuglink=$d/a.debug $d/stripped $d/dl
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $d/dl 2 >$d/dl.out 2>$d/err ||
+		{ fail "record: $(cat $d/err)"; return 1; }
+	expect_eq "inlined, named through the alt file" \
+		"$(grep -cE $'^\t +[0-9a-f]+ ask_parent\+0x[0-9a-f]+ \\(inlined\\)$' $d/dl.out)" 2 || return 1
+	expect_eq "frames" "$(chain_frames $d/dl.out | grep -c '^syscall;ask_parent;ns::Widget::poke(int);ns::Widget::poke(double);main')" 2 || return 1
+	# symbols but no DWARF anywhere: libdw's own lookup would go on to
+	# debuginfod (dlopen()ing libdebuginfod and libcurl); ktrace's does not
+	strip --strip-debug -o $d/nodebug $d/full
+	DEBUGINFOD_URLS=http://127.0.0.1:9 strace -f -qq -e trace=openat -o $d/trace \
+		$KTRACE record -g -e syscalls:sys_enter_getppid -- $d/nodebug 1 >$d/nd.out 2>$d/err ||
+		{ fail "record nodebug: $(cat $d/err)"; return 1; }
+	expect_eq "no DWARF: frames" "$(chain_frames $d/nd.out | grep -c '^syscall;ns::Widget::poke(int);ns::Widget::poke(double);main')" 1 || return 1
+	expect_eq "debuginfod not loaded" "$(grep -c 'libdebuginfod\|libcurl' $d/trace)" 0 || return 1
+	# an alt file whose build-id is not the one named: not used
+	mv $d/alt.debug $d/alt.keep
+	cp $CHAIN $d/c; objcopy --only-keep-debug $d/c $d/c1.debug; cp $d/c1.debug $d/c2.debug
+	dwz -m $d/alt.debug -M $d/alt.debug $d/c1.debug $d/c2.debug || { fail "dwz (other)"; return 1; }
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $d/dl 1 >$d/other.out 2>$d/err ||
+		{ fail "record, other alt: $(cat $d/err)"; return 1; }
+	expect_eq "other alt file: no inlined name from it" "$(grep -c 'ask_parent' $d/other.out)" 0 || return 1
+	expect_eq "other alt file: the inlined frame is still there" "$(grep -c '(inlined)' $d/other.out)" 1 || return 1
+	rm -rf $d
+}
+
 # A JIT's code is named from /tmp/perf-PID.map, live and from the file.
 t_record_jit_map_frames() {
 	$KTRACE record -g -o $RT.dat -e syscalls:sys_enter_getppid -- $TARGETS/jit 3 >/dev/null 2>$RT.err
