@@ -296,8 +296,9 @@ int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,
 {
 	size_t at;
 
-	/* "/usr/lib/debug/.build-id/" 25, "xx/" 3, ".debug\0" 7 */
-	if (n < 2 || n > 64 || len < 35 + 2 * n)
+	/* "/usr/lib/debug/.build-id/" 25, "xx/" 3, the rest 2 (n - 1),
+	 * ".debug" 6, NUL */
+	if (n < 2 || n > 64 || len < 33 + 2 * n)
 		return -ENOENT;
 	at = snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
 	for (size_t i = 1; i < n; i++)

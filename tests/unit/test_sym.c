@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the symbol tables of lib/sym: extents, aliases, kallsyms. */
 #include <setjmp.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "sym/symtab.h"
@@ -89,12 +91,93 @@ static void test_kallsyms(void **state)
 	kt_symtab_free(&t);
 }
 
+/* The build-id path: two hex digits, a slash, the rest; ids too short or
+ * too long for one, or a buffer too small, are refused. */
+static void test_build_id_path(void **state)
+{
+	const unsigned char id[] = { 0x0a, 0xbc, 0xde, 0xf0 };
+	unsigned char big[65] = { 0 };
+	char path[256];
+
+	(void)state;
+	assert_int_equal(kt_debug_build_id_path(id, sizeof(id), path,
+						sizeof(path)), 0);
+	assert_string_equal(path, "/usr/lib/debug/.build-id/0a/bcdef0.debug");
+	assert_int_equal(kt_debug_build_id_path(id, 1, path, sizeof(path)),
+			 -ENOENT);
+	assert_int_equal(kt_debug_build_id_path(big, 65, path, sizeof(path)),
+			 -ENOENT);
+	assert_int_equal(kt_debug_build_id_path(big, 64, path, sizeof(path)),
+			 0);
+	assert_int_equal(strlen(path), 25 + 3 + 126 + 6);
+	/* exactly what fits: "…/0a/bcdef0.debug" and its NUL */
+	assert_int_equal(kt_debug_build_id_path(id, sizeof(id), path, 41), 0);
+	assert_string_equal(path, "/usr/lib/debug/.build-id/0a/bcdef0.debug");
+	assert_int_equal(kt_debug_build_id_path(id, sizeof(id), path, 40),
+			 -ENOENT);
+}
+
+/* A .gnu_debuglink file is taken next to the binary, then in its .debug/,
+ * only when its CRC is the one recorded; never the binary itself, nor a
+ * name with a slash. */
+static void test_debuglink_path(void **state)
+{
+	char dir[] = "/tmp/kt-dlXXXXXX", bin[64], sub[64], f[96], path[256];
+	/* CRC-32 of "abc" (IEEE), of "abcd" */
+	const uint32_t crc_abc = 0x352441c2, crc_abcd = 0xed82cd11;
+	FILE *o;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(sub, sizeof(sub), "%s/.debug", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	/* in .debug/ only, "abc" */
+	snprintf(f, sizeof(f), "%s/prog.dbg", sub);
+	o = fopen(f, "w");
+	assert_non_null(o);
+	fputs("abc", o);
+	fclose(o);
+	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
+					   sizeof(path)), 0);
+	assert_string_equal(path, f);
+	/* a file of that name next to the binary, whose CRC is not it */
+	snprintf(f, sizeof(f), "%s/prog.dbg", dir);
+	o = fopen(f, "w");
+	assert_non_null(o);
+	fputs("abcd", o);
+	fclose(o);
+	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
+					   sizeof(path)), 0);
+	assert_string_equal(path + strlen(dir), "/.debug/prog.dbg");
+	/* the one next to the binary first, when its CRC matches */
+	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abcd, bin, path,
+					   sizeof(path)), 0);
+	assert_string_equal(path, f);
+	assert_int_equal(kt_debuglink_path("prog.dbg", 1, bin, path,
+					   sizeof(path)), -ENOENT);
+	assert_int_equal(kt_debuglink_path("x/prog.dbg", crc_abc, bin, path,
+					   sizeof(path)), -ENOENT);
+	assert_int_equal(kt_debuglink_path(NULL, crc_abc, bin, path,
+					   sizeof(path)), -ENOENT);
+	/* the binary is never its own debug file */
+	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abcd, f, path,
+					   sizeof(path)), -ENOENT);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s/prog.dbg", sub);
+	unlink(f);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extent),
 		cmocka_unit_test(test_unknown_size),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_build_id_path),
+		cmocka_unit_test(test_debuglink_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
