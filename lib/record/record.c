@@ -133,8 +133,6 @@ void ktrace_record_free(struct ktrace_record *r)
 	kt_record_free_interned(r);
 	trace_seq_destroy(&r->seq);
 	trace_seq_destroy(&r->symseq);
-	if (r->plugins)
-		tep_unload_plugins(r->plugins, r->tep);
 	tep_free(r->tep);
 	free(r);
 }

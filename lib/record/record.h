@@ -13,7 +13,6 @@
 #include "sym/symtab.h"
 
 struct tep_event;
-struct tep_plugin_list;
 struct kt_perf;
 struct kt_kfw;
 struct kt_kfile;
@@ -86,7 +85,6 @@ typedef void (*kt_record_sink_fn)(void *ctx,
 struct ktrace_record {
 	struct ktrace_tfs *tfs;
 	struct tep_handle *tep;
-	struct tep_plugin_list *plugins;
 	struct rec_event *ev;
 	int nev;
 	struct rec_id *ids;
