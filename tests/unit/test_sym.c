@@ -117,6 +117,15 @@ static void test_build_id_path(void **state)
 			 -ENOENT);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *o = fopen(path, "w");
+
+	assert_non_null(o);
+	fputs(text, o);
+	assert_int_equal(fclose(o), 0);
+}
+
 /* A .gnu_debuglink file is taken next to the binary, then in its .debug/,
  * only when its CRC is the one recorded; never the binary itself, nor a
  * name with a slash. */
@@ -125,7 +134,6 @@ static void test_debuglink_path(void **state)
 	char dir[] = "/tmp/kt-dlXXXXXX", bin[64], sub[64], f[96], path[256];
 	/* CRC-32 of "abc" (IEEE), of "abcd" */
 	const uint32_t crc_abc = 0x352441c2, crc_abcd = 0xed82cd11;
-	FILE *o;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -134,19 +142,13 @@ static void test_debuglink_path(void **state)
 	assert_int_equal(mkdir(sub, 0700), 0);
 	/* in .debug/ only, "abc" */
 	snprintf(f, sizeof(f), "%s/prog.dbg", sub);
-	o = fopen(f, "w");
-	assert_non_null(o);
-	fputs("abc", o);
-	fclose(o);
+	write_file(f, "abc");
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
 					   sizeof(path)), 0);
 	assert_string_equal(path, f);
 	/* a file of that name next to the binary, whose CRC is not it */
 	snprintf(f, sizeof(f), "%s/prog.dbg", dir);
-	o = fopen(f, "w");
-	assert_non_null(o);
-	fputs("abcd", o);
-	fclose(o);
+	write_file(f, "abcd");
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
 					   sizeof(path)), 0);
 	assert_string_equal(path + strlen(dir), "/.debug/prog.dbg");
