@@ -30,8 +30,12 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 # ~1.4 ms, against ~1.5 ms for all of `trace-cmd list -e`. The price: a
 # glibc security update reaches ktrace when it is rebuilt. The C++
 # demangler comes from libstdc++.a (-u: nothing else names it), so that
-# the binary never dlopen()s (lib/sym/demangle.c). STATIC_DEPS=0 links
-# everything dynamically (check-asan does: the sanitizers need it).
+# the binary never dlopen()s (lib/sym/demangle.c). ld still warns that
+# dlopen is linked: libtraceevent's plugin loader, libdw's debuginfod
+# client and demangle.c's fallback name it, and ktrace reaches none of them
+# (debug files are found by lib/sym, never through debuginfod; tested).
+# STATIC_DEPS=0 links everything dynamically (check-asan does: the
+# sanitizers need it).
 STATIC_DEPS ?= 1
 # ktrace top draws its screen with ncurses (only the CLI links it).
 CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw)
