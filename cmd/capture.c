@@ -244,6 +244,27 @@ double kt_elapsed(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+enum kt_loop_end kt_loop_run(struct kt_target *t, const struct timespec *t0,
+			     double duration,
+			     int (*round)(void *arg, bool *gone), void *arg)
+{
+	while (!kt_stop_signal) {
+		bool gone = false;
+		int r = round(arg, &gone);
+
+		if (r)
+			return r > 0 ? KT_LOOP_COMMAND : KT_LOOP_FAILED;
+		if (kt_workload_exited(&t->wl))
+			return KT_LOOP_EXITED;
+		/* a command's end is its exit, seen above */
+		if (gone && !t->argc && t->npids)
+			return KT_LOOP_GONE;
+		if (duration > 0 && kt_elapsed(t0) >= duration)
+			return KT_LOOP_DURATION;
+	}
+	return KT_LOOP_SIGNAL;
+}
+
 /* Every event glob names, in order, through add(arg, i, "system:event"). */
 static int glob_events(struct kt_ctx *ctx, const char *glob, int i,
 		       int (*add)(void *arg, int i, const char *event),

@@ -198,6 +198,26 @@ int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out);
 struct timespec;
 double kt_elapsed(const struct timespec *t0);
 /*
+ * The capture loop of record, stat and top. Each round, round(arg, &gone)
+ * waits for and does the command's own work (records, an interval, keys)
+ * and sets gone when the source tells every traced process has ended; it
+ * returns 0 to go on, 1 to stop for the command's own reason, -1 when it
+ * failed (and said why). The loop ends on the first of: a stop signal, the
+ * round's stop or failure, the command's exit (kt_target's workload), the
+ * end of the -p processes, and duration seconds (> 0) since t0.
+ */
+enum kt_loop_end {
+	KT_LOOP_SIGNAL,
+	KT_LOOP_COMMAND,	/* round returned 1 */
+	KT_LOOP_FAILED,		/* round returned -1 */
+	KT_LOOP_EXITED,		/* the command ran to its end */
+	KT_LOOP_GONE,		/* the -p processes ended */
+	KT_LOOP_DURATION,
+};
+enum kt_loop_end kt_loop_run(struct kt_target *t, const struct timespec *t0,
+			     double duration,
+			     int (*round)(void *arg, bool *gone), void *arg);
+/*
  * The events of the -e options, in order: the inline probes among specs
  * are created (in inl: kt_inline_destroy() after the perf fds close),
  * then add(arg, i, name) runs for each event spec i names: the inline

@@ -100,6 +100,26 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 	return 0;
 }
 
+/* A round of the capture loop: the records the rings hold by now. */
+static int record_round(void *arg, bool *gone)
+{
+	struct rec_run *run = arg;
+	long n = ktrace_record_poll(run->rec, 100, gone, print_sample, run);
+
+	if (n < 0) {
+		kt_error(run->ctx, KT_FAIL, "reading the rings: %s",
+			 strerror((int)-n));
+		return -1;
+	}
+	if (run->write_error || (n > 0 && run->count &&
+				 run->printed >= run->count))
+		return 1;
+	/* Lines reach a file or pipe at least once a round. */
+	if (n > 0 && !run->to_file)
+		fflush(run->ctx->out);
+	return 0;
+}
+
 struct rec_add {
 	struct kt_ctx *ctx;
 	struct ktrace_record *rec;
@@ -167,7 +187,8 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	struct kt_target tg = KT_TARGET_INIT;
 	const char *output = NULL;
 	int nev = 0, opt, ret = KT_OK, out_fd = -1, status;
-	bool done = false, stopped = false, cg_set = false;
+	bool stopped = false, cg_set = false;
+	enum kt_loop_end end;
 	double duration = 0;
 	struct timespec t0;
 
@@ -373,37 +394,12 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	ret = kt_target_start(ctx, &tg);
 	if (ret)
 		goto out;
-	while (!kt_stop_signal) {
-		long n = ktrace_record_poll(rec, 100, &done, print_sample,
-					    &run);
-
-		if (n < 0) {
-			ret = kt_error(ctx, KT_FAIL, "reading the rings: %s",
-				       strerror((int)-n));
-			break;
-		}
-		if (n > 0 && run.count && run.printed >= run.count) {
-			stopped = true;
-			break;
-		}
-		if (run.write_error)
-			break;
-		/* Lines reach a file or pipe at least once a round. */
-		if (n > 0 && !run.to_file)
-			fflush(ctx->out);
-		if (kt_workload_exited(&tg.wl))
-			break;
-		if (done && tg.argc)
-			continue;	/* HUP before the exit is visible */
-		if (done && tg.npids)
-			break;		/* every traced process is gone */
-		if (duration > 0) {
-			if (kt_elapsed(&t0) >= duration) {
-				stopped = true;
-				break;
-			}
-		}
-	}
+	end = kt_loop_run(&tg, &t0, duration, record_round, &run);
+	if (end == KT_LOOP_FAILED)
+		ret = KT_FAIL;
+	/* -d, --max-events: the command stopped on purpose */
+	stopped = end == KT_LOOP_DURATION ||
+		  (end == KT_LOOP_COMMAND && !run.write_error);
 	ktrace_record_disable(rec);
 	if (!(run.count && run.printed >= run.count) && !run.write_error)
 		ktrace_record_drain(rec, print_sample, &run);

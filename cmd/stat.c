@@ -158,6 +158,38 @@ static int add_one(void *arg, int i, const char *name)
 	return KT_OK;
 }
 
+/* What stat's capture loop needs from round to round. */
+struct stat_loop {
+	struct kt_ctx *ctx;
+	struct ktrace_stat *st;
+	struct pollfd pfd;	/* the pidfd of the process counted, or -1 */
+	long interval;		/* -I, ms; 0: none */
+	double duration, last;
+	struct timespec t0;
+	uint64_t *prev;		/* the counts at the last interval */
+	const char *what;
+};
+
+/* A round: wait for the process's end or the next interval, and print
+ * the interval's counts when it is due. */
+static int stat_round(void *arg, bool *gone)
+{
+	struct stat_loop *sl = arg;
+	int wait_ms = sl->interval ? (int)sl->interval : 1000;
+	double now;
+
+	if (sl->duration > 0 && sl->duration * 1000 < wait_ms)
+		wait_ms = sl->duration * 1000;
+	poll(&sl->pfd, sl->pfd.fd >= 0, sl->pfd.fd >= 0 ? wait_ms : 10);
+	now = kt_elapsed(&sl->t0);
+	if (sl->interval && (now - sl->last) * 1000 >= sl->interval) {
+		print_counts(sl->ctx, sl->st, now, sl->prev, sl->what);
+		sl->last = now;
+	}
+	*gone = sl->pfd.fd >= 0 && poll(&sl->pfd, 1, 0) > 0;
+	return 0;
+}
+
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_err err = { .pos = -1 };
@@ -168,12 +200,10 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	struct stat_add sa = { .ctx = ctx };
 	char **events = NULL, what[512];
 	int nev = 0, ndef = 0, opt, ret = KT_OK, status, pid;
-	long interval = 0;
-	double duration = 0, last = 0;
+	double duration = 0;
 	bool stopped = false;
 	struct timespec t0;
-	struct pollfd pfd = { .fd = -1 };
-	uint64_t *prev = NULL;
+	struct stat_loop sl = { .ctx = ctx, .pfd = { .fd = -1 } };
 
 	tg.max_pids = 1;	/* the counters follow one process */
 	while ((opt = getopt_long(argc, argv, "+e:p:aC:I:d:jh", stat_opts,
@@ -218,9 +248,9 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 			break;
 		case 'I':
 			errno = 0;
-			interval = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || interval < 10 ||
-			    interval > 3600000) {
+			sl.interval = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end ||
+			    sl.interval < 10 || sl.interval > 3600000) {
 				ret = kt_usage_error(ctx, NULL,
 						     "bad interval '%s' (milliseconds, 10 to 3600000)",
 						     optarg);
@@ -286,8 +316,8 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	pid = tg.npids ? tg.pids[0] : -1;
 	kt_target_describe(&tg, what, sizeof(what));
-	prev = calloc(ktrace_stat_count(st) + 1, sizeof(*prev));
-	if (!prev) {
+	sl.prev = calloc(ktrace_stat_count(st) + 1, sizeof(*sl.prev));
+	if (!sl.prev) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
 		goto out;
 	}
@@ -304,33 +334,17 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	/* Wake up when the child exits (pidfd), an interval ends or a
 	 * signal comes. */
-	pfd.fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-	pfd.events = POLLIN;
-	while (!kt_stop_signal) {
-		double now;
-		int wait_ms = interval ? (int)interval : 1000;
-
-		if (duration > 0 && duration * 1000 < wait_ms)
-			wait_ms = duration * 1000;
-		poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
-		now = kt_elapsed(&t0);
-		if (interval && (now - last) * 1000 >= interval) {
-			print_counts(ctx, st, now, prev, what);
-			last = now;
-		}
-		if (kt_workload_exited(&tg.wl))
-			break;
-		/* -p: the process is gone. */
-		if (!tg.argc && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0)
-			break;
-		if (duration > 0 && now >= duration) {
-			stopped = true;
-			break;
-		}
-	}
+	sl.pfd.fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	sl.pfd.events = POLLIN;
+	sl.st = st;
+	sl.t0 = t0;
+	sl.duration = duration;
+	sl.what = what;
+	stopped = kt_loop_run(&tg, &t0, duration, stat_round, &sl) ==
+		  KT_LOOP_DURATION;
 	ktrace_stat_disable(st);
-	if (pfd.fd >= 0)
-		close(pfd.fd);
+	if (sl.pfd.fd >= 0)
+		close(sl.pfd.fd);
 	print_counts(ctx, st, kt_elapsed(&t0), NULL, what);
 	kt_inline_report_misses(ctx, &inl);
 out:
@@ -339,7 +353,7 @@ out:
 	ktrace_stat_free(st);	/* the counters go before their probes */
 	kt_inline_destroy(ctx, &inl);
 	kt_signals_restore(&sigs);
-	free(prev);
+	free(sl.prev);
 	ktrace_err_clear(&err);
 	for (int i = 0; i < nev; i++)
 		free(events[i]);

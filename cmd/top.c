@@ -91,6 +91,11 @@ struct top_run {
 	uint64_t lost;
 	char what[256];
 	int error;
+	/* the capture loop's */
+	struct timespec t0;
+	double now, last;	/* seconds since t0; of the last interval */
+	long interval;		/* -I, ms */
+	int pid;		/* -p, or -1 */
 };
 
 static int add_one(void *arg, int i, const char *name)
@@ -359,10 +364,48 @@ static int parse_num(struct kt_ctx *ctx, const char *arg, long min, long max,
 	return KT_OK;
 }
 
+/*
+ * A round of the capture loop: the samples of the last 50 ms, the keys
+ * pressed, and the screen (or a stdio table) at each interval.
+ */
+static int top_round(void *arg, bool *gone)
+{
+	struct top_run *run = arg;
+
+	if (run->rec) {
+		long n = ktrace_record_poll(run->rec, 50, gone, on_sample,
+					    run);
+
+		if (n < 0 && !run->error)
+			run->error = (int)n;
+		if (run->error)
+			return -1;
+	} else {
+		usleep(50000);
+	}
+	run->now = kt_elapsed(&run->t0);
+	if (run->curses && keys(run, run->now))
+		return 1;
+	if ((run->now - run->last) * 1000 >= run->interval) {
+		read_counts(run, run->now - run->last);
+		run->last = run->now;
+		if (!run->paused)
+			draw(run, run->now);
+		if (run->zero)
+			kt_profile_free(&run->prof);
+		else
+			kt_profile_decay(&run->prof, 7, 8);
+	}
+	/* counters alone have no ring to hang up */
+	if (run->pid > 0 && kill(run->pid, 0) && errno == ESRCH)
+		*gone = true;
+	return 0;
+}
+
 int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 {
 	static char *const default_events[] = { "cpu-clock" };
-	struct top_run run = { .ctx = ctx };
+	struct top_run run = { .ctx = ctx, .interval = 1000 };
 	struct ktrace_record_opts ro = { 0 };
 	struct ktrace_err err = { .pos = -1 };
 	struct kt_target tg = KT_TARGET_INIT;
@@ -370,9 +413,8 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 	struct kt_inline inl = { 0 };
 	char **specs = NULL;
 	int nspecs = 0, opt, ret = KT_OK, pid;
-	long interval = 1000, v;
-	double duration = 0, last = 0, now = 0;
-	struct timespec t0;
+	long v;
+	double duration = 0;
 
 	tg.max_pids = 1;
 	while ((opt = getopt_long(argc, argv, "+e:F:c:p:aC:I:d:n:zs:h",
@@ -409,7 +451,7 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 		case 'I':
 			ret = parse_num(ctx, optarg, 100, 3600000,
 					"interval (milliseconds, at least 100)",
-					&interval);
+					&run.interval);
 			break;
 		case 'd':
 			ret = kt_seconds_parse(ctx, optarg, &duration);
@@ -505,45 +547,17 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 		ktrace_stat_enable(run.st);
 	if (run.rec)
 		ktrace_record_enable(run.rec);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!kt_stop_signal) {
-		bool done = false;
-
-		if (run.rec) {
-			long n = ktrace_record_poll(run.rec, 50, &done,
-						    on_sample, &run);
-
-			if (n < 0 || run.error) {
-				ret = KT_FAIL;
-				break;
-			}
-		} else {
-			usleep(50000);
-		}
-		now = kt_elapsed(&t0);
-		if (run.curses && keys(&run, now))
-			break;
-		if ((now - last) * 1000 >= interval) {
-			read_counts(&run, now - last);
-			last = now;
-			if (!run.paused)
-				draw(&run, now);
-			if (run.zero)
-				kt_profile_free(&run.prof);
-			else
-				kt_profile_decay(&run.prof, 7, 8);
-		}
-		if (duration > 0 && now >= duration)
-			break;
-		if (tg.npids && (done || (kill(pid, 0) && errno == ESRCH)))
-			break;		/* the process is gone */
-	}
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
+	run.pid = pid;
+	if (kt_loop_run(&tg, &run.t0, duration, top_round, &run) ==
+	    KT_LOOP_FAILED)
+		ret = KT_FAIL;
 	if (run.curses) {
 		endwin();
-	} else if (ret == KT_OK && (now - last) * 1000 >= 100) {
+	} else if (ret == KT_OK && (run.now - run.last) * 1000 >= 100) {
 		/* the last part interval: what the screen would have shown */
-		read_counts(&run, now - last);
-		draw(&run, now);
+		read_counts(&run, run.now - run.last);
+		draw(&run, run.now);
 	}
 	if (ret == KT_FAIL)
 		kt_error(ctx, KT_FAIL, "reading the rings: %s",
