@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /*
- * User-space probe resolution, DWARF part: finding debug info (in the file,
- * by build-id, by .gnu_debuglink), FILE:LINE -> file offset, and variable
+ * User-space probe resolution, DWARF part: loading debug info (in the file,
+ * or the separate file lib/sym finds), FILE:LINE -> file offset, and variable
  * expressions -> uprobe fetchargs with types.
  */
 #include <dwarf.h>
@@ -14,12 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <elfutils/libdwelf.h>
+
 #include "base/internal.h"
 #include "arch/arch.h"
 #include "probe/fetcharg.h"
 #include "probe/uelf_priv.h"
-
-#define DEBUG_ROOT "/usr/lib/debug"
+#include "sym/symtab.h"
 
 /* ------------------------------------------------------------ loading */
 
@@ -41,63 +42,6 @@ static bool elf_has_debug_info(Elf *elf)
 			return true;
 	}
 	return false;
-}
-
-/* Hex build-id of elf into buf (>= 2 * 64 + 1 bytes); 0 or -ENOENT. */
-static int elf_build_id(Elf *elf, char *buf, size_t bufsz)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff, i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			const unsigned char *d = (const unsigned char *)data->d_buf;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp(d + noff, "GNU", 4) || !nh.n_descsz ||
-			    nh.n_descsz * 2 + 1 > bufsz)
-				continue;
-			for (i = 0; i < nh.n_descsz; i++)
-				sprintf(buf + 2 * i, "%02x", d[doff + i]);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static const char *elf_debuglink(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".gnu_debuglink"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_size ||
-		    !memchr(data->d_buf, '\0', data->d_size))
-			return NULL;
-		return data->d_buf;
-	}
-	return NULL;
 }
 
 /* Open path if it is an ELF file with .debug_info; fd or -1. */
@@ -122,40 +66,28 @@ static int open_debug_file(const char *path, Dwarf **dw)
 	return fd;
 }
 
+/*
+ * The binary's separate debug file, where its symbols are found
+ * (sym/symtab.h: by build-id, then by .gnu_debuglink with its CRC, so
+ * that a stale file never gives offsets or types).
+ */
 static int find_separate_debug(struct uresolve *ur)
 {
-	char id[129], buf[PATH_MAX], dir[PATH_MAX];
-	const char *link, *slash;
+	const unsigned char *id;
+	ssize_t n = dwelf_elf_gnu_build_id(ur->elf, (const void **)&id);
+	GElf_Word crc;
+	const char *link = dwelf_elf_gnu_debuglink(ur->elf, &crc);
+	char path[PATH_MAX];
 
-	if (!elf_build_id(ur->elf, id, sizeof(id)) && strlen(id) > 2) {
-		snprintf(buf, sizeof(buf), DEBUG_ROOT "/.build-id/%.2s/%s.debug",
-			 id, id + 2);
-		ur->dw_fd = open_debug_file(buf, &ur->dw);
-		if (ur->dw_fd >= 0)
-			goto found;
-	}
-	link = elf_debuglink(ur->elf);
-	slash = strrchr(ur->path, '/');
-	if (link && slash) {
-		static const char *const fmts[] = {
-			"%s/%s", "%s/.debug/%s", DEBUG_ROOT "%s/%s",
-		};
-		size_t i;
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - ur->path),
-			 ur->path);
-		for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-			snprintf(buf, sizeof(buf), fmts[i], dir, link);
-			if (!strcmp(buf, ur->path))
-				continue;
-			ur->dw_fd = open_debug_file(buf, &ur->dw);
-			if (ur->dw_fd >= 0)
-				goto found;
-		}
-	}
+	if (n > 0 && !kt_debug_build_id_path(id, n, path, sizeof(path)) &&
+	    (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
+		goto found;
+	if (!kt_debuglink_path(link, crc, ur->path, path, sizeof(path)) &&
+	    (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
+		goto found;
 	return -ENOENT;
 found:
-	ur->dw_path = strdup(buf);
+	ur->dw_path = strdup(path);
 	return ur->dw_path ? 0 : -ENOMEM;
 }
 

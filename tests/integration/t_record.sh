@@ -1286,6 +1286,19 @@ t_record_stacks_from_minidebuginfo_and_debuglink() {
 	$KTRACE probe add -n "$d/stripped:beta_fn" >$d/p.out 2>&1
 	expect_eq "stripped probe" "$?" 1 || return 1
 	expect_contains "stripped probe" "$(head -1 $d/p.out)" "no function 'beta_fn'" || return 1
+	# probe arguments take their DWARF from the debug file by the same rule:
+	# symbols in the binary, DWARF through .gnu_debuglink (CRC checked)
+	strip --strip-debug -o $d/nodbg $d/full
+	cp $d/dbg $d/nd.debug
+	objcopy --add-gnu-debuglink=$d/nd.debug $d/nodbg $d/ndl
+	off=$($KTRACE probe add -n "$d/full:beta_fn s=sink" 2>/dev/null) || { fail "probe full s=sink"; return 1; }
+	expect_eq "probe argument from the debuglink's DWARF" \
+		"$($KTRACE probe add -n "$d/ndl:beta_fn s=sink" 2>/dev/null | sed 's/^[^ ]* [^ ]*://')" \
+		"$(echo "$off" | sed 's/^[^ ]* [^ ]*://')" || return 1
+	printf 'x' >>$d/nd.debug
+	$KTRACE probe add -n "$d/ndl:beta_fn s=sink" >$d/p.out 2>&1
+	expect_eq "stale DWARF file: refused" "$?" 1 || return 1
+	expect_contains "stale DWARF file" "$(grep -v note: $d/p.out | head -1)" "has no DWARF debug info" || return 1
 	# a debug file that is not the binary's (CRC differs): not used
 	printf 'x' >>$d/chain.debug
 	$KTRACE record -g -e syscalls:sys_enter_getppid -- $d/dl 1 >$d/dl2.out 2>&1 ||
