@@ -78,12 +78,17 @@ static int find_separate_debug(struct uresolve *ur)
 	GElf_Word crc;
 	const char *link = dwelf_elf_gnu_debuglink(ur->elf, &crc);
 	char path[PATH_MAX];
+	int ret;
 
 	if (n > 0 && !kt_debug_build_id_path(id, n, path, sizeof(path)) &&
 	    (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
 		goto found;
-	if (!kt_debuglink_path(link, crc, ur->path, path, sizeof(path)) &&
-	    (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
+	ret = kt_debuglink_path(link, crc, ur->path, path, sizeof(path));
+	if (ret == -ESTALE) {
+		ur->dw_path = strdup(path);	/* named in the error */
+		return ur->dw_path ? -ESTALE : -ENOMEM;
+	}
+	if (!ret && (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
 		goto found;
 	return -ENOENT;
 found:
@@ -107,6 +112,10 @@ static int load_dwarf(struct uresolve *ur, struct ktrace_err *err)
 		}
 		ur->cfi_eh = dwarf_getcfi_elf(ur->elf);
 	}
+	if (ur->dw_errno == ESTALE)
+		return ktrace_err_set(err, ESTALE,
+			"'%s': its debug file '%s' (.gnu_debuglink) is not the one it was built with (CRC differs)",
+			ur->path, ur->dw_path);
 	if (ur->dw_errno == ENODATA)
 		return ktrace_err_set(err, ENODATA,
 			"'%s' has no DWARF debug info: install its -dbgsym package or rebuild with -g",

@@ -36,7 +36,8 @@ struct uresolve {
 	int dw_fd;
 	Dwarf *dw;
 	Dwarf_CFI *cfi_eh;	/* .eh_frame of the binary */
-	char *dw_path;		/* file the DWARF came from */
+	char *dw_path;		/* file the DWARF came from (or the
+				 * stale one refused) */
 };
 
 /* Release what udwarf.c loaded. */

@@ -274,7 +274,8 @@ int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 	static const char *const where[] = { "%s/%s", "%s/.debug/%s",
 					     "/usr/lib/debug%s/%s" };
 	const char *slash;
-	char dir[4096];
+	char dir[4096], stale[8192] = "";
+	int64_t c;
 
 	if (!name || !binary || strchr(name, '/'))
 		return -ENOENT;
@@ -283,12 +284,19 @@ int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 		return -ENOENT;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - binary), binary);
 	for (size_t i = 0; i < sizeof(where) / sizeof(*where); i++) {
-		if ((size_t)snprintf(path, len, where[i], dir, name) >= len)
+		if ((size_t)snprintf(path, len, where[i], dir, name) >= len ||
+		    !strcmp(path, binary))
 			continue;
-		if (strcmp(path, binary) && file_crc32(path) == crc)
+		c = file_crc32(path);
+		if (c == crc)
 			return 0;
+		if (c >= 0 && !stale[0])
+			snprintf(stale, sizeof(stale), "%s", path);
 	}
-	return -ENOENT;
+	if (!stale[0])
+		return -ENOENT;
+	snprintf(path, len, "%s", stale);
+	return -ESTALE;
 }
 
 int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,

@@ -88,7 +88,8 @@ int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,
 /* The file .gnu_debuglink names (name, crc) for binary, its path: next
  * to binary, in its .debug/, under /usr/lib/debug. Its CRC must match (a
  * stale debug file would name the wrong functions). 0 with the file's
- * path in path[len], or -ENOENT. */
+ * path in path[len]; -ESTALE when only files whose CRC differs are there
+ * (the first in path[len]); -ENOENT. */
 int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 		      char *path, size_t len);
 /* Add the names a stripped elf keeps elsewhere, as perf and gdb find

@@ -156,7 +156,11 @@ static void test_debuglink_path(void **state)
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abcd, bin, path,
 					   sizeof(path)), 0);
 	assert_string_equal(path, f);
+	/* only files whose CRC differs: the first named, as stale */
 	assert_int_equal(kt_debuglink_path("prog.dbg", 1, bin, path,
+					   sizeof(path)), -ESTALE);
+	assert_string_equal(path, f);
+	assert_int_equal(kt_debuglink_path("none.dbg", 1, bin, path,
 					   sizeof(path)), -ENOENT);
 	assert_int_equal(kt_debuglink_path("x/prog.dbg", crc_abc, bin, path,
 					   sizeof(path)), -ENOENT);
@@ -164,7 +168,8 @@ static void test_debuglink_path(void **state)
 					   sizeof(path)), -ENOENT);
 	/* the binary is never its own debug file */
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abcd, f, path,
-					   sizeof(path)), -ENOENT);
+					   sizeof(path)), -ESTALE);
+	assert_string_equal(path + strlen(dir), "/.debug/prog.dbg");
 	unlink(f);
 	snprintf(f, sizeof(f), "%s/prog.dbg", sub);
 	unlink(f);
