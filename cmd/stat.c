@@ -162,7 +162,7 @@ static int add_one(void *arg, int i, const char *name)
 struct stat_loop {
 	struct kt_ctx *ctx;
 	struct ktrace_stat *st;
-	struct pollfd pfd;	/* the pidfd of the process counted, or -1 */
+	int pidfd;		/* of the process counted, or -1 */
 	long interval;		/* -I, ms; 0: none */
 	double duration, last;
 	struct timespec t0;
@@ -175,18 +175,19 @@ struct stat_loop {
 static int stat_round(void *arg, bool *gone)
 {
 	struct stat_loop *sl = arg;
+	struct pollfd pfd = { .fd = sl->pidfd, .events = POLLIN };
 	int wait_ms = sl->interval ? (int)sl->interval : 1000;
 	double now;
 
 	if (sl->duration > 0 && sl->duration * 1000 < wait_ms)
 		wait_ms = sl->duration * 1000;
-	poll(&sl->pfd, sl->pfd.fd >= 0, sl->pfd.fd >= 0 ? wait_ms : 10);
+	poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
 	now = kt_elapsed(&sl->t0);
 	if (sl->interval && (now - sl->last) * 1000 >= sl->interval) {
 		print_counts(sl->ctx, sl->st, now, sl->prev, sl->what);
 		sl->last = now;
 	}
-	*gone = sl->pfd.fd >= 0 && poll(&sl->pfd, 1, 0) > 0;
+	*gone = pfd.fd >= 0 && poll(&pfd, 1, 0) > 0;
 	return 0;
 }
 
@@ -203,7 +204,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	double duration = 0;
 	bool stopped = false;
 	struct timespec t0;
-	struct stat_loop sl = { .ctx = ctx, .pfd = { .fd = -1 } };
+	struct stat_loop sl = { .ctx = ctx, .pidfd = -1 };
 
 	tg.max_pids = 1;	/* the counters follow one process */
 	while ((opt = getopt_long(argc, argv, "+e:p:aC:I:d:jh", stat_opts,
@@ -334,8 +335,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	/* Wake up when the child exits (pidfd), an interval ends or a
 	 * signal comes. */
-	sl.pfd.fd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-	sl.pfd.events = POLLIN;
+	sl.pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	sl.st = st;
 	sl.t0 = t0;
 	sl.duration = duration;
@@ -343,8 +343,8 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	stopped = kt_loop_run(&tg, &t0, duration, stat_round, &sl) ==
 		  KT_LOOP_DURATION;
 	ktrace_stat_disable(st);
-	if (sl.pfd.fd >= 0)
-		close(sl.pfd.fd);
+	if (sl.pidfd >= 0)
+		close(sl.pidfd);
 	print_counts(ctx, st, kt_elapsed(&t0), NULL, what);
 	kt_inline_report_misses(ctx, &inl);
 out:
