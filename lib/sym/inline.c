@@ -81,8 +81,13 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 	int fd;
 
 	(void)userdata, (void)modname, (void)base;
-	/* libdw asks for the alt file with its name, and only then (the
-	 * module's DWARF is loaded by now): a debuglink is a bare name */
+	/*
+	 * libdw asks for the alt file with its name, and only then (the
+	 * module's DWARF is loaded by now): a debuglink is a bare name. A
+	 * hostile debuglink with a '/' lands here before any DWARF: libdw
+	 * has noted its lookup as failed, getdwarf gives NULL, nothing is
+	 * opened (tested).
+	 */
 	if (debuglink && strchr(debuglink, '/')) {
 		dw = dwfl_module_getdwarf(mod, &bias);
 		n = dw ? dwelf_dwarf_gnu_debugaltlink(dw, &alt,

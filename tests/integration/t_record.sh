@@ -601,6 +601,14 @@ t_record_inlines_from_debug_files() {
 		{ fail "record nodebug: $(cat $d/err)"; return 1; }
 	expect_eq "no DWARF: frames" "$(chain_frames $d/nd.out | grep -c '^syscall;ns::Widget::poke(int);ns::Widget::poke(double);main')" 1 || return 1
 	expect_eq "debuginfod not loaded" "$(grep -c 'libdebuginfod\|libcurl' $d/trace)" 0 || return 1
+	# a hostile .gnu_debuglink naming a path ("x/evil.debug"): no lookup
+	# by it, no crash, the symbols still named
+	printf 'x/evil.debug\0\0\0\0\0\0\0' >$d/evil.sec
+	objcopy --add-section .gnu_debuglink=$d/evil.sec $d/nodebug $d/evil ||
+		{ fail "objcopy evil"; return 1; }
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $d/evil 1 >$d/evil.out 2>$d/err ||
+		{ fail "record evil: $(cat $d/err)"; return 1; }
+	expect_eq "hostile debuglink: frames" "$(chain_frames $d/evil.out | grep -c '^syscall;ns::Widget::poke(int);ns::Widget::poke(double);main')" 1 || return 1
 	# an alt file whose build-id is not the one named: not used
 	mv $d/alt.debug $d/alt.keep
 	cp $CHAIN $d/c; objcopy --only-keep-debug $d/c $d/c1.debug; cp $d/c1.debug $d/c2.debug
