@@ -3,6 +3,7 @@
 # tests/integration/t_*.sh file defines functions named t_*; every one runs
 # in a subshell, and afterwards the kernel's tracing state must be exactly as
 # before the run (no events, filters, instances or probes left behind).
+# usage: run.sh [t_FILE.sh...]   (no argument: every file)
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 if [ "$(id -u)" != 0 ]; then
@@ -11,7 +12,13 @@ fi
 [ -d $TFS/events ] || mount -t tracefs nodev $TFS
 before=$(tfs_snapshot)
 pass=0; failed=0; failures=""
-for f in tests/integration/t_*.sh; do
+files=""
+for a in "$@"; do
+	f=tests/integration/$(basename "$a")
+	[ -f "$f" ] || { echo "integration: no test file $f"; exit 2; }
+	files="$files $f"
+done
+for f in ${files:-tests/integration/t_*.sh}; do
 	for t in $(grep -o '^t_[a-z0-9_]*' "$f"); do
 		T_FAILMSG=""
 		msg=$( . "$f"; set +e; T_FAILMSG=""
