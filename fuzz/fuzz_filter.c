@@ -11,6 +11,7 @@
 
 #include "ktrace.h"
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "fuzz.h"
 
 static struct tep_handle *tep;

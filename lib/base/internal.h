@@ -6,22 +6,6 @@
 #include <sys/types.h>
 #include "ktrace.h"
 
-struct tracefs_instance;
-
-struct ktrace_tfs {
-	char *dir;		/* tracefs root, no trailing '/' */
-	char *state_dir;	/* where ktrace remembers what it created */
-};
-
-struct ktrace_inst {
-	struct ktrace_tfs *tfs;
-	char *name;		/* NULL: top instance */
-	char *dir;		/* tfs->dir or tfs->dir/instances/name */
-	struct tracefs_instance *ti;	/* NULL for the top instance */
-	bool owned;
-	bool is_new;
-};
-
 /*
  * Read a whole file into a malloc'ed NUL-terminated buffer (caller frees).
  * len (optional) receives the length. NULL + errno on failure.
@@ -75,61 +59,7 @@ char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef void (*kt_json_sink_fn)(void *ctx, const char *p, size_t n);
 void kt_json_escape(const char *s, size_t n, kt_json_sink_fn sink, void *ctx);
 
-/*
- * What ktrace made in a tree is remembered in its state dir
- * (KTRACE_STATE_DIR) as KIND.NAME: "instance" (instances to remove on
- * reset), "group" (probe groups made with -g). 0 or -errno / true if so.
- */
-int kt_state_mark(struct ktrace_tfs *tfs, const char *kind, const char *name);
-bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name);
-void kt_state_unmark(struct ktrace_tfs *tfs, const char *kind,
-		     const char *name);
-/* The same with text of the caller's as the mark's content; _read()
- * returns it (free() it) or NULL. */
-int kt_state_write(struct ktrace_tfs *tfs, const char *kind,
-		   const char *name, const char *text);
-/* fn for each NAME marked as KIND; 0 or -errno. fn may unmark it. */
-int kt_state_list(struct ktrace_tfs *tfs, const char *kind,
-		  void (*fn)(struct ktrace_tfs *tfs, const char *name, void *ctx),
-		  void *ctx);
-char *kt_state_read(struct ktrace_tfs *tfs, const char *kind,
-		    const char *name);
-
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);
-
-/*
- * The dynamic events of the tree (kprobes, uprobes, synthetic...) from
- * dynamic_events, with uprobe_events settling "p:"/"r:". kt_dyn_load()
- * fills ds (free with kt_dyn_free(), also after a failure); 0 or -errno.
- */
-struct kt_dyn_def {
-	char *system, *name, *line;
-	enum ktrace_kind kind;
-};
-
-struct kt_dyn_set {
-	struct kt_dyn_def *v;
-	int n;
-};
-
-int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds);
-void kt_dyn_free(struct kt_dyn_set *ds);
-
-/* Tracefs "events" listing helpers shared by events.c and inst.c. */
-int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
-			const char *ev, const char *file, const char *val);
-
-/* The same on the top instance of tfs. */
-int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
-			    const char *ev, const char *file, const char *val);
-
-/*
- * Check a filter against an event's format with libtracefs's verifier
- * (when it can judge it). 0, or -EINVAL with err filled (input, pos).
- */
-struct tep_event;
-int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
-		    struct ktrace_err *err);
 
 #endif

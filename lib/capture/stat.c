@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "capture/perf.h"
 
 struct ktrace_stat {

@@ -16,6 +16,7 @@
 
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "probe/btf.h"
 #include "probe/uelf.h"
 #include "probe/probe_priv.h"

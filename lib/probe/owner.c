@@ -30,6 +30,7 @@
 #include <sys/random.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "probe/probe_priv.h"
 
 /* The initial PID namespace's inode (PROC_PID_INIT_INO in the kernel). */

@@ -13,9 +13,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <tracefs.h>
-
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "arch/arch.h"
 #include "probe/btf.h"
 #include "probe/uelf.h"

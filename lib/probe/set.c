@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "probe/probe_priv.h"
 
 struct ktrace_probes {

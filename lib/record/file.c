@@ -14,6 +14,7 @@
 #include <event-parse.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "kfile/kfile.h"
 #include "capture/perf.h"
 #include "record/record.h"

@@ -16,9 +16,9 @@
 
 #include <event-parse.h>
 #include <trace-seq.h>
-#include <tracefs.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 #include "kfile/kfile.h"
 #include "capture/merge.h"
 #include "capture/perf.h"

@@ -13,6 +13,7 @@
 #include <event-parse.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 
 struct ev_key;
 

@@ -13,6 +13,7 @@
 #include <tracefs.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 
 /*
  * Can libtracefs's verifier judge expr? It refuses what the kernel accepts

@@ -14,6 +14,7 @@
 #include <tracefs.h>
 
 #include "base/internal.h"
+#include "tracefs/tfs.h"
 
 /* The marker file saying ktrace created instance name; caller frees. */
 static int mark_owned(struct ktrace_tfs *tfs, const char *name)

@@ -17,7 +17,7 @@
 #include <tracefs.h>
 
 #include "base/internal.h"
-#include "probe/btf.h"
+#include "tracefs/tfs.h"
 
 #define KT_TRACEFS_DEFAULT "/sys/kernel/tracing"
 #define KT_STATE_DEFAULT "/run/ktrace"
