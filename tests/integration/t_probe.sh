@@ -257,28 +257,67 @@ EOF
 	return $r
 }
 
-t_probe_kprobe_unsupported_here() {
-	local before r=0
-	if [ -e $TFS/kprobe_events ]; then
-		echo "this kernel has kprobe events: nothing to check"
-		return 0
-	fi
-	before=$(tfs_snapshot)
-	for args in "do_sys_open" "-f|probes/file-opens.probe"; do
-		IFS='|' read -r a1 a2 <<< "$args"
-		if [ -n "$a2" ]; then
-			expect_status 1 $KTRACE probe add -g kt_it_probe_k $a1 "$a2"
-		else
-			expect_status 1 $KTRACE probe add -g kt_it_probe_k "$a1"
-		fi || r=1
-		expect_contains "no kprobes ($args)" "$ERR" "this kernel has no kprobe events" || r=1
+# kt_nokprobes_view DIR: DIR shows this tracefs as a kernel without
+# CONFIG_KPROBE_EVENTS has it: every entry but kprobe_events and
+# kprobe_profile, each a symlink into the real tree (what ktrace writes
+# there reaches the real tracefs, and tfs_snapshot sees it).
+kt_nokprobes_view() {
+	local e
+	rm -rf "$1" && mkdir "$1" || return 1
+	for e in $TFS/*; do
+		case ${e##*/} in kprobe_events|kprobe_profile) continue ;; esac
+		ln -s "$e" "$1/${e##*/}" || return 1
 	done
-	# a dry run writes nothing: it prints the definition and says that
-	# this kernel could not take it
-	expect_status 0 $KTRACE probe add -g kt_it_probe_k -n 'vfs_read%return $retval' || r=1
-	expect_contains "dry run prints" "$OUT" "r:kt_it_probe_k/vfs_read" || r=1
-	expect_contains "dry run note" "$ERR" "this kernel cannot take kprobes" || r=1
-	expect_eq "unchanged" "$(tfs_snapshot)" "$before" || r=1
+}
+
+# A kernel without kprobe events: kernel probes are refused with exit 1 and
+# one line naming the reason (then the spec, a caret under its location),
+# a set or a mix with uprobes is refused whole, a dry run prints and says
+# so, and tracefs is left as it was. Checked on every kernel: through a
+# view of tracefs without kprobe_events, and on the real tree when this
+# kernel has none.
+t_probe_kprobes_missing_refused() {
+	local g=kt_it_probe_k view=/tmp/kt-it-nokprobes r=0 before tree trees dir spec why
+	kt_nokprobes_view $view || return 1
+	trees=$view
+	[ -e $TFS/kprobe_events ] || trees="$TFS $view"
+	before=$(tfs_snapshot; cat $TFS/uprobe_events)
+	for tree in $trees; do
+		dir=$(realpath $tree)
+		why="this kernel has no kprobe events (no kprobe_events in $dir: CONFIG_KPROBE_EVENTS is off)"
+		for spec in 'do_sys_openat2 filename:ustring' 'vfs_read%return $retval'; do
+			expect_status 1 env KTRACE_TRACEFS=$tree $KTRACE probe add -g $g "$spec" &&
+			expect_eq "stderr ($spec, $tree)" "$ERR" \
+				"$(printf 'ktrace probe: %s\n  %s\n  ^' "$why" "$spec")" &&
+			expect_eq "stdout ($spec, $tree)" "$OUT" "" || r=1
+		done
+		expect_status 1 env KTRACE_TRACEFS=$tree $KTRACE --json probe add -g $g do_sys_openat2 &&
+		python3 -c '
+import json, sys
+e = json.loads(sys.argv[1])
+assert e == {"error": sys.argv[2], "input": "do_sys_openat2", "position": 0}, e' \
+			"$OUT" "$why" || fail "json ($tree): $OUT" || r=1
+		# a set: the caret under the location of the line refused
+		expect_status 1 env KTRACE_TRACEFS=$tree $KTRACE probe add -g $g -f probes/file-opens.probe &&
+		expect_eq "set, first line ($tree)" "$(echo "$ERR" | head -1)" "ktrace probe: $why" &&
+		expect_eq "set, caret ($tree)" "$(echo "$ERR" | sed -n 3p)" "       ^" || r=1
+		# a uprobe the kernel can take and a kprobe it cannot: neither
+		expect_status 1 env KTRACE_TRACEFS=$tree $KTRACE probe add -g $g \
+			"$PROBED:parse_line len" 'do_sys_openat2 filename:ustring' &&
+		expect_eq "mixed ($tree)" "$(echo "$ERR" | head -1)" "ktrace probe: $why" || r=1
+		expect_status 0 env KTRACE_TRACEFS=$tree $KTRACE probe add -g $g -n 'vfs_read%return $retval' &&
+		expect_eq "dry run prints ($tree)" "$OUT" "r:$g/vfs_read__return vfs_read retval=\$retval:s64" &&
+		expect_eq "dry run note ($tree)" "$ERR" \
+			"ktrace probe: note: this kernel cannot take kprobes (no kprobe_events in $dir: CONFIG_KPROBE_EVENTS is off)" || r=1
+		expect_eq "unchanged ($tree)" "$(tfs_snapshot; cat $TFS/uprobe_events)" "$before" || r=1
+	done
+	# where the kernel has kprobe events, a dry run says nothing more
+	if [ -e $TFS/kprobe_events ]; then
+		expect_status 0 $KTRACE probe add -g $g -n 'vfs_read%return $retval' &&
+		expect_eq "dry run, kprobes here" "$ERR" "" || r=1
+	fi
+	rm -rf $view
+	kt_probe_cleanup $g
 	return $r
 }
 
