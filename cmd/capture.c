@@ -5,6 +5,7 @@
  * exit status, the events of -e with their inline probes and globs, the
  * clock of -d and -I.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ktrace_cmd.h"
 
@@ -236,6 +238,60 @@ int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
 	return KT_OK;
 }
 
+int kt_ring_pages_parse(const char *s, size_t *pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long v, mult = 0;
+	char *end;
+	size_t n = 1;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K':
+		mult = 1ull << 10;
+		break;
+	case 'M':
+		mult = 1ull << 20;
+		break;
+	case 'G':
+		mult = 1ull << 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mult) {
+		end++;
+		if (toupper((unsigned char)*end) == 'I')
+			end++;
+		if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+		if (v > (1ull << 30))
+			return -ERANGE;
+		v = (v * mult + page - 1) / page;
+	}
+	if (!v)
+		return -EINVAL;
+	if (v > (1ull << 30) / page)
+		return -ERANGE;
+	/* a page count is taken as given: a power of two; a size (with
+	 * its unit) is rounded up to one */
+	if (!mult && (v & (v - 1)))
+		return -EINVAL;
+	while (n < v)
+		n <<= 1;
+	*pages = n;
+	return 0;
+}
+
 double kt_elapsed(const struct timespec *t0)
 {
 	struct timespec t;
@@ -274,7 +330,7 @@ static int glob_events(struct kt_ctx *ctx, const char *glob, int i,
 	unsigned int hit = 0;
 	int ret = KT_OK;
 
-	if (ktrace_glob_check(glob))
+	if (kt_glob_check(glob))
 		return kt_usage_error(ctx, NULL, "bad event pattern '%s'", glob);
 	evs = ktrace_events_alloc(ctx->tfs, &glob, 1, &hit);
 	if (!evs)

@@ -94,15 +94,15 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 		if (ktrace_inst_is_new(inst))
 			ktrace_inst_destroy(inst);
 	} else if (ctx->json) {
-		struct ktrace_json *j = kt_json(ctx);
+		struct kt_json *j = kt_json(ctx);
 
 		if (j) {
-			ktrace_json_object_begin(j);
+			kt_json_object_begin(j);
 			kt_jint(j, on ? "enabled" : "disabled", n);
 			kt_jint(j, on ? "already_enabled" : "already_disabled",
 				matched > n ? matched - n : 0);
 			kt_jstr(j, "instance", iname);
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		}
 	} else {
 		fprintf(ctx->out, "%s %d event%s%s%s", on ? "enabled" : "disabled",

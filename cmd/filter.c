@@ -73,8 +73,8 @@ int cmd_filter(struct kt_ctx *ctx, int argc, char **argv)
 	{
 		const char *c = strchr(event, ':');
 		char *sys = c ? strndup(event, c - event) : NULL;
-		bool bad = !c || ktrace_name_check(sys) ||
-			   ktrace_name_check(c + 1);
+		bool bad = !c || kt_name_check(sys) ||
+			   kt_name_check(c + 1);
 
 		free(sys);
 		if (bad)
@@ -97,13 +97,13 @@ int cmd_filter(struct kt_ctx *ctx, int argc, char **argv)
 		if (ktrace_inst_is_new(inst))
 			ktrace_inst_destroy(inst);
 	} else if (ctx->json) {
-		struct ktrace_json *j = kt_json(ctx);
+		struct kt_json *j = kt_json(ctx);
 
 		if (j) {
-			ktrace_json_object_begin(j);
+			kt_json_object_begin(j);
 			kt_jstr(j, "event", event);
 			kt_jstr(j, "filter", expr);
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		}
 	} else if (expr) {
 		fprintf(ctx->out, "filter on %s: %s\n", event, expr);

@@ -65,10 +65,10 @@ void kt_getopt_reset(void)
 	opterr = 0;
 }
 
-struct ktrace_json *kt_json(struct kt_ctx *ctx)
+struct kt_json *kt_json(struct kt_ctx *ctx)
 {
 	if (!ctx->jw)
-		ctx->jw = ktrace_json_alloc(ctx->out);
+		ctx->jw = kt_json_alloc(ctx->out);
 	return ctx->jw;
 }
 
@@ -81,27 +81,27 @@ struct ktrace_json *kt_json(struct kt_ctx *ctx)
 static void json_error(struct kt_ctx *ctx, const char *msg,
 		       const struct ktrace_err *err)
 {
-	struct ktrace_json *j = kt_json(ctx);
+	struct kt_json *j = kt_json(ctx);
 	bool in_obj;
 
 	if (!j)
 		return;
-	in_obj = ktrace_json_in_object(j);
+	in_obj = kt_json_in_object(j);
 	if (!in_obj)
-		ktrace_json_object_begin(j);
-	ktrace_json_key(j, "error");
-	ktrace_json_string(j, msg);
+		kt_json_object_begin(j);
+	kt_json_key(j, "error");
+	kt_json_string(j, msg);
 	if (err && err->klog) {
-		ktrace_json_key(j, "kernel");
-		ktrace_json_string(j, err->klog);
+		kt_json_key(j, "kernel");
+		kt_json_string(j, err->klog);
 	}
 	if (err && err->input) {
-		ktrace_json_key(j, "input");
-		ktrace_json_string(j, err->input);
-		ktrace_json_key(j, "position");
-		ktrace_json_int(j, err->pos);
+		kt_json_key(j, "input");
+		kt_json_string(j, err->input);
+		kt_json_key(j, "position");
+		kt_json_int(j, err->pos);
 	}
-	ktrace_json_close_all(j);
+	kt_json_close_all(j);
 	fflush(ctx->out);
 }
 
@@ -181,7 +181,7 @@ struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
 int kt_globs_check(struct kt_ctx *ctx, int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++)
-		if (ktrace_glob_check(argv[i]))
+		if (kt_glob_check(argv[i]))
 			return kt_usage_error(ctx, NULL,
 					      "bad pattern '%s': expected SYSTEM[:EVENT] with glob characters * ? [ ]",
 					      argv[i]);
@@ -190,7 +190,7 @@ int kt_globs_check(struct kt_ctx *ctx, int argc, char **argv)
 
 int kt_instance_name_check(struct kt_ctx *ctx, const char *name)
 {
-	if (!name || !ktrace_name_check(name))
+	if (!name || !kt_name_check(name))
 		return KT_OK;
 	return kt_usage_error(ctx, NULL,
 			      "bad instance name '%s': use letters, digits, '_', '-' and '.' (no '..', no '/')",
@@ -352,16 +352,16 @@ static int cmd_version(struct kt_ctx *ctx, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (ctx->json) {
-		struct ktrace_json *j = kt_json(ctx);
+		struct kt_json *j = kt_json(ctx);
 
 		if (!j)
 			return kt_error(ctx, KT_FAIL, "out of memory");
-		ktrace_json_object_begin(j);
-		ktrace_json_key(j, "version");
-		ktrace_json_string(j, KTRACE_VERSION);
+		kt_json_object_begin(j);
+		kt_json_key(j, "version");
+		kt_json_string(j, KTRACE_VERSION);
 		kt_jstr(j, "build", KTRACE_FULL_VERSION);
 		kt_jstr(j, "library", ktrace_version());
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 	} else
 		fprintf(ctx->out, "ktrace %s\n", KTRACE_FULL_VERSION);
 	return KT_OK;
@@ -405,7 +405,7 @@ int ktrace_main(struct kt_ctx *ctx, int argc, char **argv)
 	int ret = run_main(ctx, argc, argv);
 
 	/* whatever a command left open is closed: one valid document */
-	if (ktrace_json_free(ctx->jw) < 0 && ret == KT_OK)
+	if (kt_json_free(ctx->jw) < 0 && ret == KT_OK)
 		ret = KT_FAIL;
 	ctx->jw = NULL;
 	return ret;

@@ -10,6 +10,11 @@
 #include <stdio.h>
 
 #include "ktrace.h"
+/* ktrace links libktrace statically: besides its public API it uses the
+ * library's internal helpers (name and glob checks, the JSON writer). */
+#include "base/internal.h"
+#include "tracefs/tfs.h"
+#include "base/json.h"
 
 enum {
 	KT_OK = 0,
@@ -24,7 +29,7 @@ struct kt_ctx {
 	const char *tracefs;	/* --tracefs DIR, or NULL */
 	struct ktrace_tfs *tfs;	/* opened on first use by kt_tfs() */
 	const char *cmd;	/* the running subcommand's name */
-	struct ktrace_json *jw;	/* --json writer, see kt_json() */
+	struct kt_json *jw;	/* --json writer, see kt_json() */
 };
 
 struct cmd {
@@ -72,33 +77,33 @@ void kt_getopt_reset(void);
 /* The --json writer on ctx->out (made on first use; NULL: no memory).
  * Every JSON a command prints goes through it; ktrace_main() closes
  * whatever is left open. */
-struct ktrace_json *kt_json(struct kt_ctx *ctx);
+struct kt_json *kt_json(struct kt_ctx *ctx);
 
 /* "key": value members of the open object, for short call sites. */
-static inline void kt_jstr(struct ktrace_json *j, const char *k,
+static inline void kt_jstr(struct kt_json *j, const char *k,
 			   const char *v)
 {
-	ktrace_json_key(j, k);
-	ktrace_json_string(j, v);
+	kt_json_key(j, k);
+	kt_json_string(j, v);
 }
 
-static inline void kt_jint(struct ktrace_json *j, const char *k, long long v)
+static inline void kt_jint(struct kt_json *j, const char *k, long long v)
 {
-	ktrace_json_key(j, k);
-	ktrace_json_int(j, v);
+	kt_json_key(j, k);
+	kt_json_int(j, v);
 }
 
-static inline void kt_juint(struct ktrace_json *j, const char *k,
+static inline void kt_juint(struct kt_json *j, const char *k,
 			    unsigned long long v)
 {
-	ktrace_json_key(j, k);
-	ktrace_json_uint(j, v);
+	kt_json_key(j, k);
+	kt_json_uint(j, v);
 }
 
-static inline void kt_jbool(struct ktrace_json *j, const char *k, bool v)
+static inline void kt_jbool(struct kt_json *j, const char *k, bool v)
 {
-	ktrace_json_key(j, k);
-	ktrace_json_bool(j, v);
+	kt_json_key(j, k);
+	kt_json_bool(j, v);
 }
 
 /* Subcommands. */
@@ -194,6 +199,12 @@ int kt_target_status(const struct kt_target *t, int ret, int status,
 		     bool stopped);
 /* -d SECS: a positive number of seconds, else a usage error. */
 int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out);
+/*
+ * -m SIZE: a page count ("256", a power of two) or a size with K, M or G
+ * ("4M", "512KiB"), rounded up to a power of two pages. 0, or -EINVAL /
+ * -ERANGE (above 1 GiB).
+ */
+int kt_ring_pages_parse(const char *s, size_t *pages);
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 struct timespec;
 double kt_elapsed(const struct timespec *t0);

@@ -28,10 +28,10 @@ static const struct option list_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void print_json_event(struct ktrace_json *j,
+static void print_json_event(struct kt_json *j,
 			     const struct ktrace_event *e, bool fmt)
 {
-	ktrace_json_object_begin(j);
+	kt_json_object_begin(j);
 	kt_jstr(j, "system", e->system);
 	kt_jstr(j, "name", e->name);
 	kt_jint(j, "id", e->id);
@@ -40,22 +40,22 @@ static void print_json_event(struct ktrace_json *j,
 		kt_jstr(j, "definition", e->definition);
 	if (fmt)
 		kt_jstr(j, "print_fmt", e->print_fmt);
-	ktrace_json_key(j, "fields");
-	ktrace_json_array_begin(j);
+	kt_json_key(j, "fields");
+	kt_json_array_begin(j);
 	for (int i = 0; i < e->nr_fields; i++) {
 		const struct ktrace_field *fl = &e->fields[i];
 
-		ktrace_json_object_begin(j);
+		kt_json_object_begin(j);
 		kt_jstr(j, "name", fl->name);
 		kt_jstr(j, "type", fl->type);
 		kt_jint(j, "offset", fl->offset);
 		kt_jint(j, "size", fl->size);
 		kt_jbool(j, "signed", fl->is_signed);
 		kt_jbool(j, "common", fl->is_common);
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 	}
-	ktrace_json_array_end(j);
-	ktrace_json_object_end(j);
+	kt_json_array_end(j);
+	kt_json_object_end(j);
 }
 
 /*
@@ -144,7 +144,7 @@ static int parse_kind(const char *s, int *kind)
 int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 {
 	bool fields = false, fmt = false;
-	struct ktrace_json *j = NULL;
+	struct kt_json *j = NULL;
 	struct line_buf *lb = NULL;
 	struct ktrace_events *evs;
 	unsigned int *hits = NULL;
@@ -215,7 +215,7 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 			ret = kt_error(ctx, KT_FAIL, "out of memory");
 			goto out;
 		}
-		ktrace_json_array_begin(j);
+		kt_json_array_begin(j);
 	} else {
 		lb = malloc(sizeof(*lb));
 		if (!lb) {
@@ -247,7 +247,7 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 		ret = kt_error(ctx, KT_FAIL, "no %s event matches",
 			       ktrace_kind_name(kind));
 	else if (j)
-		ktrace_json_array_end(j);
+		kt_json_array_end(j);
 out:
 	free(lb);
 	ktrace_events_free(evs);

@@ -59,7 +59,7 @@ struct cpu_track {
 struct pf_run {
 	struct kt_ctx *ctx;
 	struct ktrace_record *rec;
-	struct ktrace_json *j;
+	struct kt_json *j;
 	int switch_ev;		/* event index of sched:sched_switch, or -1 */
 	uint64_t first, last;	/* timestamps of the first and last record */
 	bool any;
@@ -180,19 +180,19 @@ static int task_note(struct pf_run *run, int pid, int tid)
 	return 0;
 }
 
-static void put_ts(struct ktrace_json *j, const char *key, uint64_t ns)
+static void put_ts(struct kt_json *j, const char *key, uint64_t ns)
 {
-	ktrace_json_key(j, key);
-	ktrace_json_decimal(j, (long long)ns, 3);
+	kt_json_key(j, key);
+	kt_json_decimal(j, (long long)ns, 3);
 }
 
 /* Begin an event object: ph, ts, pid, tid (and name). */
 static void ev_begin(struct pf_run *run, const char *ph, const char *name,
 		     uint64_t ts, int pid, int tid)
 {
-	struct ktrace_json *j = run->j;
+	struct kt_json *j = run->j;
 
-	ktrace_json_object_begin(j);
+	kt_json_object_begin(j);
 	kt_jstr(j, "ph", ph);
 	if (name)
 		kt_jstr(j, "name", name);
@@ -209,23 +209,23 @@ static void slice_put(struct pf_run *run, int cpu, const char *name, int tid,
 		      uint64_t start, uint64_t now, const char *end_state,
 		      const char *note)
 {
-	struct ktrace_json *j = run->j;
+	struct kt_json *j = run->j;
 
 	if (now < start)
 		now = start;
 	ev_begin(run, "X", name, start, KT_CPU_PID, KT_CPU_PID + cpu);
 	put_ts(j, "dur", now - start);
 	kt_jstr(j, "cat", "sched");
-	ktrace_json_key(j, "args");
-	ktrace_json_object_begin(j);
+	kt_json_key(j, "args");
+	kt_json_object_begin(j);
 	if (tid >= 0)
 		kt_jint(j, "tid", tid);
 	if (end_state)
 		kt_jstr(j, "end_state", end_state);
 	if (note)
 		kt_jstr(j, "not_recorded", note);
-	ktrace_json_object_end(j);
-	ktrace_json_object_end(j);
+	kt_json_object_end(j);
+	kt_json_object_end(j);
 }
 
 /* The slice of the task that ran on cpu up to now. */
@@ -365,7 +365,7 @@ static int put_stack(struct pf_run *run, const struct ktrace_frame *fr,
 static int on_record(void *arg, const struct ktrace_sample *s)
 {
 	struct pf_run *run = arg;
-	struct ktrace_json *j = run->j;
+	struct kt_json *j = run->j;
 	struct ktrace_frame fr[MAX_FRAMES];
 	const char *fields, *name;
 	uint32_t leaf = 0;
@@ -385,7 +385,7 @@ static int on_record(void *arg, const struct ktrace_sample *s)
 			 (unsigned long long)s->lost, s->cpu);
 		ev_begin(run, "i", what, s->time, 0, 0);
 		kt_jstr(j, "s", "g");
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 		return 0;
 	}
 	if (s->event == run->switch_ev) {
@@ -411,56 +411,56 @@ static int on_record(void *arg, const struct ktrace_sample *s)
 		snprintf(id, sizeof(id), "%u", leaf);
 		kt_jstr(j, "sf", id);
 	}
-	ktrace_json_key(j, "args");
-	ktrace_json_object_begin(j);
+	kt_json_key(j, "args");
+	kt_json_object_begin(j);
 	kt_jint(j, "cpu", s->cpu);
 	if (s->period)
 		kt_juint(j, "period", s->period);
 	fields = ktrace_record_fields_json(run->rec, s, &len);
 	if (len > 2) {		/* not "{}" (a sampling event) */
-		ktrace_json_key(j, "fields");
-		ktrace_json_raw(j, fields, len);
+		kt_json_key(j, "fields");
+		kt_json_raw(j, fields, len);
 	}
 	if (n) {
-		ktrace_json_key(j, "stack");
-		ktrace_json_array_begin(j);
+		kt_json_key(j, "stack");
+		kt_json_array_begin(j);
 		for (int i = 0; i < n; i++) {
 			char line[512];
 
 			snprintf(line, sizeof(line), "%s (%s)%s", fr[i].sym,
 				 fr[i].dso, fr[i].inlined ? " (inlined)" : "");
-			ktrace_json_string(j, line);
+			kt_json_string(j, line);
 		}
-		ktrace_json_array_end(j);
+		kt_json_array_end(j);
 	}
-	ktrace_json_object_end(j);
-	ktrace_json_object_end(j);
+	kt_json_object_end(j);
+	kt_json_object_end(j);
 	return 0;
 }
 
 static void meta(struct pf_run *run, const char *what, int pid, int tid,
 		 const char *key, const char *value, long long sort)
 {
-	struct ktrace_json *j = run->j;
+	struct kt_json *j = run->j;
 
-	ktrace_json_object_begin(j);
+	kt_json_object_begin(j);
 	kt_jstr(j, "ph", "M");
 	kt_jstr(j, "name", what);
 	kt_jint(j, "pid", pid);
 	kt_jint(j, "tid", tid);
-	ktrace_json_key(j, "args");
-	ktrace_json_object_begin(j);
+	kt_json_key(j, "args");
+	kt_json_object_begin(j);
 	if (key)
 		kt_jstr(j, key, value);
 	else
 		kt_jint(j, "sort_index", sort);
-	ktrace_json_object_end(j);
-	ktrace_json_object_end(j);
+	kt_json_object_end(j);
+	kt_json_object_end(j);
 }
 
 static void write_tail(struct pf_run *run)
 {
-	struct ktrace_json *j = run->j;
+	struct kt_json *j = run->j;
 	char name[32];
 
 	for (int c = 0; c < run->nr_cpus; c++) {
@@ -504,33 +504,33 @@ static void write_tail(struct pf_run *run)
 			meta(run, "process_name", t->pid, t->tid, "name",
 			     name, 0);
 	}
-	ktrace_json_array_end(j);
+	kt_json_array_end(j);
 	kt_jstr(j, "displayTimeUnit", "ns");
-	ktrace_json_key(j, "stackFrames");
-	ktrace_json_object_begin(j);
+	kt_json_key(j, "stackFrames");
+	kt_json_object_begin(j);
 	for (uint32_t id = 1; id <= run->nr_sf; id++) {
 		const struct sf_node *n = &run->sf[id - 1];
 		char key[16];
 
 		snprintf(key, sizeof(key), "%u", id);
-		ktrace_json_key(j, key);
-		ktrace_json_object_begin(j);
+		kt_json_key(j, key);
+		kt_json_object_begin(j);
 		kt_jstr(j, "name", n->name);
 		kt_jstr(j, "category", n->dso);
 		if (n->parent) {
 			snprintf(key, sizeof(key), "%u", n->parent);
 			kt_jstr(j, "parent", key);
 		}
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 	}
-	ktrace_json_object_end(j);
-	ktrace_json_key(j, "otherData");
-	ktrace_json_object_begin(j);
+	kt_json_object_end(j);
+	kt_json_key(j, "otherData");
+	kt_json_object_begin(j);
 	kt_jstr(j, "tool", "ktrace " KTRACE_VERSION);
 	kt_jstr(j, "command", ktrace_record_meta(run->rec, "command"));
 	kt_jstr(j, "kernel", ktrace_record_meta(run->rec, "kernel"));
-	ktrace_json_object_end(j);
-	ktrace_json_object_end(j);
+	kt_json_object_end(j);
+	kt_json_object_end(j);
 }
 
 long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
@@ -546,19 +546,19 @@ long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
 		if (name && !strcmp(name, "sched:sched_switch"))
 			run.switch_ev = i;
 	}
-	run.j = ktrace_json_alloc(f);
+	run.j = kt_json_alloc(f);
 	if (!run.j) {
 		*error = -ENOMEM;
 		return 0;
 	}
-	ktrace_json_set_long_arrays(run.j, true);
-	ktrace_json_object_begin(run.j);
-	ktrace_json_key(run.j, "traceEvents");
-	ktrace_json_array_begin(run.j);
+	kt_json_set_long_arrays(run.j, true);
+	kt_json_object_begin(run.j);
+	kt_json_key(run.j, "traceEvents");
+	kt_json_array_begin(run.j);
 	n = ktrace_record_replay(rec, on_record, &run, NULL, NULL);
 	if (n >= 0 && !run.error)
 		write_tail(&run);
-	ret = ktrace_json_free(run.j);
+	ret = kt_json_free(run.j);
 	*error = run.error ? run.error : ret;
 	*missed = run.missed;
 	for (uint32_t i = 0; i < run.nr_sf; i++) {

@@ -81,7 +81,7 @@ static FILE *open_probe_set(const char *path)
 	FILE *f;
 	int fd;
 
-	fd = ktrace_open_regular(path);
+	fd = kt_open_regular(path);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) || st.st_size > PROBE_SET_MAX) {
@@ -187,15 +187,15 @@ static void print_added(struct kt_ctx *ctx, struct ktrace_probe *p,
 	const char *g = ktrace_probe_group(p), *e = ktrace_probe_event(p);
 
 	if (ctx->json) {
-		struct ktrace_json *j = ctx->jw;
+		struct kt_json *j = ctx->jw;
 
-		ktrace_json_object_begin(j);
+		kt_json_object_begin(j);
 		kt_jstr(j, "group", g);
 		kt_jstr(j, "event", e);
 		kt_jstr(j, "kind", ktrace_kind_name(ktrace_probe_kind(p)));
 		kt_jstr(j, "definition", ktrace_probe_definition(p));
 		kt_jbool(j, "created", !dry);
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 		return;
 	}
 	if (dry) {
@@ -251,7 +251,7 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 	if (file && argc)
 		return kt_usage_error(ctx, probe_usage,
 				      "give either -f FILE or SPECs, not both");
-	if (opts.group && ktrace_name_check(opts.group))
+	if (opts.group && kt_name_check(opts.group))
 		return kt_usage_error(ctx, NULL, "bad group name '%s'",
 				      opts.group);
 	if (file) {
@@ -332,12 +332,12 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 			ret = kt_error(ctx, KT_FAIL, "out of memory");
 			goto undo;
 		}
-		ktrace_json_array_begin(ctx->jw);
+		kt_json_array_begin(ctx->jw);
 	}
 	for (int i = 0; i < ktrace_probes_count(ps); i++)
 		print_added(ctx, ktrace_probes_get(ps, i), dry);
 	if (ctx->json) {
-		ktrace_json_array_end(ctx->jw);
+		kt_json_array_end(ctx->jw);
 	} else if (!dry) {
 		const struct ktrace_probe *p0 = ktrace_probes_get(ps, 0);
 
@@ -433,7 +433,7 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 			free(hits);
 			return kt_error(ctx, KT_FAIL, "out of memory");
 		}
-		ktrace_json_array_begin(ctx->jw);
+		kt_json_array_begin(ctx->jw);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
@@ -443,13 +443,13 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 		if (!is_probe_kind(e->kind) || !e->definition)
 			continue;
 		for (int g = 0; g < argc; g++)
-			if (ktrace_glob_match(argv[g], e->system, e->name))
+			if (kt_glob_match(argv[g], e->system, e->name))
 				hits[g]++;
 		split_def(e->definition, &loc, &args);
 		if (ctx->json) {
-			struct ktrace_json *j = ctx->jw;
+			struct kt_json *j = ctx->jw;
 
-			ktrace_json_object_begin(j);
+			kt_json_object_begin(j);
 			kt_jstr(j, "kind", ktrace_kind_name(e->kind));
 			kt_jstr(j, "group", e->system);
 			kt_jstr(j, "event", e->name);
@@ -458,7 +458,7 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 			kt_jbool(j, "ktrace", ktrace_probe_group_is_ktrace(
 				 ctx->tfs, e->system));
 			kt_jstr(j, "definition", e->definition);
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		} else {
 			fprintf(ctx->out, "%-10s %s:%s  %s%s%s%s\n",
 				ktrace_kind_name(e->kind), e->system, e->name,
@@ -479,7 +479,7 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 		}
 	}
 	if (ctx->json && ret == KT_OK)
-		ktrace_json_array_end(ctx->jw);
+		kt_json_array_end(ctx->jw);
 	ktrace_events_free(evs);
 	free(hits);
 	return ret;
@@ -505,7 +505,7 @@ static bool names_group(const char *glob, const char *group)
 static bool del_matches(struct kt_ctx *ctx, const char *glob,
 			const struct ktrace_event *e)
 {
-	return ktrace_glob_match(glob, e->system, e->name) &&
+	return kt_glob_match(glob, e->system, e->name) &&
 	       (names_group(glob, e->system) ||
 		ktrace_probe_group_is_ktrace(ctx->tfs, e->system));
 }
@@ -568,9 +568,9 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (ctx->json) {
-		ktrace_json_object_begin(ctx->jw);
-		ktrace_json_key(ctx->jw, "deleted");
-		ktrace_json_array_begin(ctx->jw);
+		kt_json_object_begin(ctx->jw);
+		kt_json_key(ctx->jw, "deleted");
+		kt_json_array_begin(ctx->jw);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
@@ -603,18 +603,18 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 
 			snprintf(name, sizeof(name), "%s:%s", e->system,
 				 e->name);
-			ktrace_json_string(ctx->jw, name);
+			kt_json_string(ctx->jw, name);
 		} else {
 			fprintf(ctx->out, "Removed event: %s:%s\n", e->system,
 				e->name);
 		}
 	}
 	if (ctx->json) {
-		struct ktrace_json *j = ctx->jw;
+		struct kt_json *j = ctx->jw;
 
-		ktrace_json_array_end(j);
-		ktrace_json_key(j, "failed");
-		ktrace_json_array_begin(j);
+		kt_json_array_end(j);
+		kt_json_key(j, "failed");
+		kt_json_array_begin(j);
 		for (int f = 0; f < nfailed; f++) {
 			const struct ktrace_event *e =
 				ktrace_events_get(evs, failed[f].ev);
@@ -622,13 +622,13 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 
 			snprintf(name, sizeof(name), "%s:%s", e->system,
 				 e->name);
-			ktrace_json_object_begin(j);
+			kt_json_object_begin(j);
 			kt_jstr(j, "event", name);
 			kt_jstr(j, "error", failed[f].why);
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		}
-		ktrace_json_array_end(j);
-		ktrace_json_object_end(j);
+		kt_json_array_end(j);
+		kt_json_object_end(j);
 	}
 out:
 	free(failed);
@@ -641,7 +641,7 @@ out:
 static int probe_sets(struct kt_ctx *ctx, int argc, char **argv)
 {
 	const char *dir = kt_probes_dir();
-	struct ktrace_json *j = NULL;
+	struct kt_json *j = NULL;
 	struct dirent **names = NULL;
 	int n;
 
@@ -657,7 +657,7 @@ static int probe_sets(struct kt_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		j = kt_json(ctx);
 		if (j)
-			ktrace_json_array_begin(j);
+			kt_json_array_begin(j);
 	}
 	for (int i = 0; i < n; i++) {
 		char *dot = strrchr(names[i]->d_name, '.');
@@ -665,7 +665,7 @@ static int probe_sets(struct kt_ctx *ctx, int argc, char **argv)
 		if (dot && !strcmp(dot, ".probe") && dot != names[i]->d_name) {
 			*dot = '\0';
 			if (j)
-				ktrace_json_string(j, names[i]->d_name);
+				kt_json_string(j, names[i]->d_name);
 			else if (!ctx->json)
 				fprintf(ctx->out, "%s\n", names[i]->d_name);
 		}
@@ -673,7 +673,7 @@ static int probe_sets(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	free(names);
 	if (j)
-		ktrace_json_array_end(j);
+		kt_json_array_end(j);
 	return KT_OK;
 }
 

@@ -231,7 +231,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 				goto out;
 			break;
 		case 'm':
-			if (ktrace_ring_pages_parse(optarg, &ro.ring_pages)) {
+			if (kt_ring_pages_parse(optarg, &ro.ring_pages)) {
 				ret = kt_usage_error(ctx, NULL,
 						     "bad ring size '%s': pages (a power of two) or a size like 512K, 8M",
 						     optarg);
@@ -316,7 +316,7 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	for (int i = 0; i < nev; i++) {
 		if (!kt_inline_is(evargs[i].spec) &&
-		    ktrace_glob_check(evargs[i].spec)) {
+		    kt_glob_check(evargs[i].spec)) {
 			ret = kt_usage_error(ctx, NULL,
 					     "bad event '%s': expected SYSTEM:EVENT (globs allowed) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
 					     evargs[i].spec);

@@ -149,7 +149,7 @@ static int profile_one(void *arg, const struct ktrace_sample *s)
 static void print_profile(struct report_run *run, struct kt_profile *p,
 			  const char *event)
 {
-	struct ktrace_json *j = run->json ? kt_json(run->ctx) : NULL;
+	struct kt_json *j = run->json ? kt_json(run->ctx) : NULL;
 	FILE *out = run->ctx->out;
 	size_t n = kt_profile_sort(p, run->folded ? kt_prow_by_key :
 					kt_prow_by_period);
@@ -160,12 +160,12 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 		return;
 	}
 	if (j) {
-		ktrace_json_object_begin(j);
+		kt_json_object_begin(j);
 		kt_jstr(j, "event", event);
 		kt_juint(j, "samples", p->samples);
 		kt_juint(j, "period", p->period);
-		ktrace_json_key(j, "rows");
-		ktrace_json_array_begin(j);
+		kt_json_key(j, "rows");
+		kt_json_array_begin(j);
 	} else {
 		fprintf(out, "# Event: %s\n# Samples: %llu, period %llu\n#\n# Overhead  Samples",
 			event, p->samples, p->period);
@@ -178,9 +178,9 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 		char *field = p->v[i].key;
 
 		if (j) {
-			ktrace_json_object_begin(j);
-			ktrace_json_key(j, "overhead");
-			ktrace_json_double(j, pct);
+			kt_json_object_begin(j);
+			kt_json_key(j, "overhead");
+			kt_json_double(j, pct);
 			kt_juint(j, "samples", p->v[i].samples);
 			kt_juint(j, "period", p->v[i].period);
 		} else {
@@ -198,13 +198,13 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 			field = tab ? tab + 1 : field + strlen(field);
 		}
 		if (j)
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		else
 			putc('\n', out);
 	}
 	if (j) {
-		ktrace_json_array_end(j);
-		ktrace_json_object_end(j);
+		kt_json_array_end(j);
+		kt_json_object_end(j);
 	} else {
 		putc('\n', out);
 	}
@@ -212,20 +212,20 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 
 static void print_profiles(struct report_run *run)
 {
-	struct ktrace_json *j = run->json ? kt_json(run->ctx) : NULL;
+	struct kt_json *j = run->json ? kt_json(run->ctx) : NULL;
 
 	if (run->folded) {
 		print_profile(run, &run->prof, NULL);
 		return;
 	}
 	if (j)
-		ktrace_json_array_begin(j);
+		kt_json_array_begin(j);
 	for (int e = 0; e < run->nr_events; e++)
 		if (run->per_event[e].n)
 			print_profile(run, &run->per_event[e],
 				      ktrace_record_event_name(run->rec, e));
 	if (j)
-		ktrace_json_array_end(j);
+		kt_json_array_end(j);
 }
 
 /* The folded stacks as a flame graph in path. 0 or -errno. */
@@ -368,20 +368,20 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 	FILE *f = run->ctx->out;
 
 	if (run->json) {
-		struct ktrace_json *j = run->ctx->jw;
+		struct kt_json *j = run->ctx->jw;
 		char name[64];
 
 		/* one document per line, as the decoded records */
 		snprintf(name, sizeof(name), "PERF_RECORD_%s",
 			 rec_type_name(type));
-		ktrace_json_object_begin(j);
+		kt_json_object_begin(j);
 		kt_juint(j, "index", run->n);
 		kt_juint(j, "type", type);
 		kt_jstr(j, "name", name);
 		kt_juint(j, "misc", misc);
 		kt_juint(j, "size", size);
 		kt_juint(j, "time", time);
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 	} else {
 		fprintf(f, "%llu %llu.%09llu [0x%x]: PERF_RECORD_%s misc 0x%x size %u\n",
 			run->n, (unsigned long long)(time / 1000000000ull),
@@ -402,11 +402,11 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 static void print_header(struct kt_ctx *ctx, struct ktrace_record *rec)
 {
 	static const char *const keys[] = { "command", "kernel", "ktrace" };
-	struct ktrace_json *j = ctx->json ? kt_json(ctx) : NULL;
+	struct kt_json *j = ctx->json ? kt_json(ctx) : NULL;
 	const char *v;
 
 	if (j)
-		ktrace_json_object_begin(j);
+		kt_json_object_begin(j);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		v = ktrace_record_meta(rec, keys[i]);
 		if (j)
@@ -415,7 +415,7 @@ static void print_header(struct kt_ctx *ctx, struct ktrace_record *rec)
 			fprintf(ctx->out, "# %s: %s\n", keys[i], v);
 	}
 	if (j)
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 }
 
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv)

@@ -75,13 +75,13 @@ int cmd_reset(struct kt_ctx *ctx, int argc, char **argv)
 		removed = true;
 	}
 	if (ctx->json) {
-		struct ktrace_json *j = kt_json(ctx);
+		struct kt_json *j = kt_json(ctx);
 
 		if (j) {
-			ktrace_json_object_begin(j);
+			kt_json_object_begin(j);
 			kt_jstr(j, "reset", iname);
 			kt_jbool(j, "removed", removed);
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		}
 	} else {
 		fprintf(ctx->out, "reset %s%s%s\n",

@@ -42,33 +42,33 @@ static void show_text(FILE *f, const struct ktrace_inst_state *st)
 	}
 }
 
-static void show_json(struct ktrace_json *j,
+static void show_json(struct kt_json *j,
 		      const struct ktrace_inst_state *st)
 {
-	ktrace_json_object_begin(j);
+	kt_json_object_begin(j);
 	kt_jstr(j, "instance", st->name);
 	kt_jbool(j, "owned", st->owned);
 	kt_jbool(j, "tracing_on", st->tracing_on);
 	kt_jint(j, "buffer_size_kb", st->buffer_size_kb);
-	ktrace_json_key(j, "enabled");
-	ktrace_json_array_begin(j);
+	kt_json_key(j, "enabled");
+	kt_json_array_begin(j);
 	for (char **e = st->enabled; *e; e++)
-		ktrace_json_string(j, *e);
-	ktrace_json_array_end(j);
-	ktrace_json_key(j, "filters");
-	ktrace_json_array_begin(j);
+		kt_json_string(j, *e);
+	kt_json_array_end(j);
+	kt_json_key(j, "filters");
+	kt_json_array_begin(j);
 	for (char **e = st->filters; *e; e++) {
 		char *tab = strchr(*e, '\t');
 
 		*tab = '\0';
-		ktrace_json_object_begin(j);
+		kt_json_object_begin(j);
 		kt_jstr(j, "event", *e);
 		kt_jstr(j, "filter", tab + 1);
-		ktrace_json_object_end(j);
+		kt_json_object_end(j);
 		*tab = '\t';
 	}
-	ktrace_json_array_end(j);
-	ktrace_json_object_end(j);
+	kt_json_array_end(j);
+	kt_json_object_end(j);
 }
 
 static int show_one(struct kt_ctx *ctx, const char *name)
@@ -134,7 +134,7 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		if (!kt_json(ctx))
 			return kt_error(ctx, KT_FAIL, "out of memory");
-		ktrace_json_array_begin(ctx->jw);
+		kt_json_array_begin(ctx->jw);
 	}
 	if (iname) {
 		ret = show_one(ctx, iname);
@@ -147,6 +147,6 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	/* after an error the writer has closed the array already */
 	if (ctx->json && !ret)
-		ktrace_json_array_end(ctx->jw);
+		kt_json_array_end(ctx->jw);
 	return ret;
 }

@@ -59,16 +59,16 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 	bool interval = prev != NULL;
 
 	if (ctx->json) {
-		struct ktrace_json *j = kt_json(ctx);
+		struct kt_json *j = kt_json(ctx);
 
 		if (!j)
 			return;
 		/* one document per interval (one line each), as perf does */
-		ktrace_json_object_begin(j);
-		ktrace_json_key(j, interval ? "time" : "elapsed");
-		ktrace_json_double(j, at);
-		ktrace_json_key(j, "counters");
-		ktrace_json_array_begin(j);
+		kt_json_object_begin(j);
+		kt_json_key(j, interval ? "time" : "elapsed");
+		kt_json_double(j, at);
+		kt_json_key(j, "counters");
+		kt_json_array_begin(j);
 		for (int i = 0; i < n; i++) {
 			uint64_t v, en, run;
 			int r = ktrace_stat_read(st, i, &v, &en, &run);
@@ -80,12 +80,12 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 				v = d;
 			}
 
-			ktrace_json_object_begin(j);
+			kt_json_object_begin(j);
 			kt_jstr(j, "event", ktrace_stat_name(st, i));
 			kt_jbool(j, "user_only", ktrace_stat_user_only(st, i));
 			if (r) {
-				ktrace_json_key(j, "count");
-				ktrace_json_null(j);
+				kt_json_key(j, "count");
+				kt_json_null(j);
 				kt_jbool(j, "supported", false);
 			} else {
 				kt_juint(j, "count", v);
@@ -93,10 +93,10 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 				kt_juint(j, "enabled_ns", en);
 				kt_juint(j, "running_ns", run);
 			}
-			ktrace_json_object_end(j);
+			kt_json_object_end(j);
 		}
-		ktrace_json_array_end(j);
-		ktrace_json_object_end(j);
+		kt_json_array_end(j);
+		kt_json_object_end(j);
 		fflush(ctx->out);
 		return;
 	}

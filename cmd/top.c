@@ -501,7 +501,7 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	for (int i = 0; i < nspecs; i++) {
 		if (!kt_inline_is(specs[i]) && strchr(specs[i], ':') &&
-		    ktrace_glob_check(specs[i])) {
+		    kt_glob_check(specs[i])) {
 			ret = kt_usage_error(ctx, NULL,
 					     "bad event '%s': expected SYSTEM:EVENT (globs allowed), a sampling event or an inline probe",
 					     specs[i]);

@@ -42,14 +42,6 @@ extern "C" {
 const char *ktrace_version(void);
 
 /*
- * Open a file a user names (a recording, a binary, a probe set) for
- * reading: regular files only, checked on a non-blocking open so a FIFO
- * never hangs. Returns the fd (the caller closes it), or -1 with errno
- * set (ESPIPE: not a regular file).
- */
-int ktrace_open_regular(const char *path);
-
-/*
  * Error details. msg is a one-line description; when the kernel refused a
  * write, klog holds its error_log text. input/pos point at the offending
  * character of the user's own input (pos < 0: unknown). All strings are
@@ -64,48 +56,6 @@ struct ktrace_err {
 };
 
 void ktrace_err_clear(struct ktrace_err *err);
-/* Fills err (replacing what it held); returns -errnum for chaining. */
-int ktrace_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* ------------------------------------------------------------------- JSON */
-
-/*
- * The JSON writer behind every --json output of ktrace. It writes to a
- * stream the caller owns and keeps track of nesting: separators are never
- * written by hand. A top-level array has one element per line; everything
- * else is on one line. Strings are escaped once, in one place: control
- * characters escaped, UTF-8 kept, other bytes as \u00XX.
- * ktrace_json_free() closes whatever is still open and frees the writer
- * (not the stream); it returns -EIO if the stream had an error.
- */
-struct ktrace_json;
-
-struct ktrace_json *ktrace_json_alloc(FILE *f);
-int ktrace_json_free(struct ktrace_json *j);
-void ktrace_json_object_begin(struct ktrace_json *j);
-void ktrace_json_object_end(struct ktrace_json *j);
-void ktrace_json_array_begin(struct ktrace_json *j);
-void ktrace_json_array_end(struct ktrace_json *j);
-/* The key of the next value; only inside an object. */
-void ktrace_json_key(struct ktrace_json *j, const char *key);
-void ktrace_json_string(struct ktrace_json *j, const char *s); /* NULL: null */
-void ktrace_json_int(struct ktrace_json *j, long long v);
-void ktrace_json_uint(struct ktrace_json *j, unsigned long long v);
-void ktrace_json_double(struct ktrace_json *j, double v);
-void ktrace_json_bool(struct ktrace_json *j, bool v);
-void ktrace_json_null(struct ktrace_json *j);
-/* v / 10^decimals, written exactly ("12.345" for 12345, 3): timestamps. */
-void ktrace_json_decimal(struct ktrace_json *j, long long v,
-			 unsigned int decimals);
-/* A complete JSON value made by libktrace (ktrace_record_fields_json()). */
-void ktrace_json_raw(struct ktrace_json *j, const char *json, size_t len);
-/* Arrays that are values of the top-level object get one element per line
- * too (long lists in one document: trace files). Default off. */
-void ktrace_json_set_long_arrays(struct ktrace_json *j, bool on);
-/* Is the innermost open container an object (keys may follow)? */
-bool ktrace_json_in_object(const struct ktrace_json *j);
-void ktrace_json_close_all(struct ktrace_json *j);
 
 /* ---------------------------------------------------------------- tracefs */
 
@@ -121,22 +71,6 @@ struct ktrace_tfs *ktrace_tfs_open(const char *dir);
 void ktrace_tfs_free(struct ktrace_tfs *tfs);
 /* The tree's directory; owned by tfs. */
 const char *ktrace_tfs_dir(const struct ktrace_tfs *tfs);
-
-/*
- * Names given by users (systems, events, groups, instances) are checked
- * before any path is built: [A-Za-z0-9_][A-Za-z0-9_.-]* without "..",
- * at most 64 characters (instances: 64, events: 64). Returns 0 or -EINVAL.
- */
-int ktrace_name_check(const char *name);
-
-/* fnmatch() of pattern against "system:event" with ktrace's rules: a
- * pattern without ':' matches a whole system ("irq" == "irq:*") or, when it
- * has no wildcard, an event of that exact name in any system
- * ("irq_handler_entry" == "*:irq_handler_entry"). */
-bool ktrace_glob_match(const char *pattern, const char *system,
-		       const char *event);
-/* Is the glob well-formed (no '/', balanced brackets, allowed chars)? */
-int ktrace_glob_check(const char *pattern);
 
 /* -------------------------------------------------------------- instances */
 
@@ -269,18 +203,6 @@ void ktrace_inst_state_clear(struct ktrace_inst_state *st);
  * never removed here. Returns 0 or -errno.
  */
 int ktrace_inst_reset(struct ktrace_inst *inst);
-
-/* ----------------------------------------------------------- kernel errors */
-
-/*
- * Clear the kernel's error_log (of inst, NULL: top). Then, after a refused
- * write, ktrace_errlog_read() returns the last message and the caret column
- * within the command the kernel echoed (pos), or NULL when there is none.
- * The returned strings are malloc'ed; the caller frees them.
- */
-int ktrace_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst);
-char *ktrace_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
-			 char **command, int *pos);
 
 /* --------------------------------------------------------- dynamic probes */
 
@@ -459,10 +381,6 @@ struct ktrace_record_opts {
 	unsigned int sample_freq;
 	size_t ring_pages;	/* per CPU; 0: default */
 };
-
-/* Parse a ring size: pages ("256", a power of two) or bytes with K/M/G
- * ("8M", rounded up to a power of two pages). 0 or -EINVAL/-ERANGE. */
-int ktrace_ring_pages_parse(const char *s, size_t *pages);
 
 /* A recording on tfs; add events, then open. Free with _free(). */
 struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ktrace.h"
+#include "base/internal.h"
 
 void ktrace_err_clear(struct ktrace_err *err)
 {
@@ -21,7 +21,7 @@ void ktrace_err_clear(struct ktrace_err *err)
 	err->syntax = false;
 }
 
-int ktrace_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)
+int kt_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 

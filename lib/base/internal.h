@@ -6,6 +6,11 @@
 #include <sys/types.h>
 #include "ktrace.h"
 
+/* Fill err (replacing what it held) with a message; returns -errnum, for
+ * `return kt_err_set(err, ...)`. err NULL: only returns. */
+int kt_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * Read a whole file into a malloc'ed NUL-terminated buffer (caller frees).
  * len (optional) receives the length. NULL + errno on failure.
@@ -20,7 +25,14 @@ char *kt_read_file(const char *path, size_t *len);
 char *kt_read_fd(int fd, size_t *len);
 /* The same with a first buffer of hint bytes (big files: no regrowth). */
 char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
-/* errno of ktrace_open_regular() for a file that is not regular */
+/*
+ * Open a file a user names (a recording, a binary, a probe set) for
+ * reading: regular files only, checked on a non-blocking open so a FIFO
+ * never hangs. Returns the fd (the caller closes it), or -1 with errno
+ * set (KT_ENOTREG: not a regular file).
+ */
+int kt_open_regular(const char *path);
+/* errno of kt_open_regular() for a file that is not regular */
 #define KT_ENOTREG ESPIPE
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
@@ -49,15 +61,6 @@ char *kt_path_join(const char *dir, const char *rel);
 int kt_write_file(const char *path, const char *buf, size_t len, int flags);
 /* Formatted path join; caller frees. NULL + errno (ENAMETOOLONG). */
 char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
- * The one JSON string escaper: at most n bytes of s (it stops at a NUL),
- * quoted, handed to sink in pieces. Quotes, backslashes and control
- * characters are escaped; valid UTF-8 is kept; a byte that is not UTF-8
- * becomes \u00XX (its Latin-1 code point), so the output is always valid.
- */
-typedef void (*kt_json_sink_fn)(void *ctx, const char *p, size_t n);
-void kt_json_escape(const char *s, size_t n, kt_json_sink_fn sink, void *ctx);
 
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);

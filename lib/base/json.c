@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "base/json.h"
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -90,18 +91,18 @@ void kt_json_escape(const char *str, size_t n, kt_json_sink_fn sink,
 
 #define JSON_MAX_DEPTH 32
 
-struct ktrace_json {
+struct kt_json {
 	FILE *f;
 	int depth;
 	char kind[JSON_MAX_DEPTH];	/* '{' or '[' */
 	int count[JSON_MAX_DEPTH];	/* values written at each level */
 	bool key;			/* a key waits for its value */
-	bool long_arrays;		/* ktrace_json_set_long_arrays() */
+	bool long_arrays;		/* kt_json_set_long_arrays() */
 };
 
-struct ktrace_json *ktrace_json_alloc(FILE *f)
+struct kt_json *kt_json_alloc(FILE *f)
 {
-	struct ktrace_json *j;
+	struct kt_json *j;
 
 	if (!f) {
 		errno = EINVAL;
@@ -113,13 +114,13 @@ struct ktrace_json *ktrace_json_alloc(FILE *f)
 	return j;
 }
 
-int ktrace_json_free(struct ktrace_json *j)
+int kt_json_free(struct kt_json *j)
 {
 	int ret;
 
 	if (!j)
 		return 0;
-	ktrace_json_close_all(j);
+	kt_json_close_all(j);
 	ret = ferror(j->f) ? -EIO : 0;
 	free(j);
 	return ret;
@@ -130,13 +131,13 @@ static void file_sink(void *ctx, const char *p, size_t n)
 	fwrite(p, 1, n, ctx);
 }
 
-void ktrace_json_set_long_arrays(struct ktrace_json *j, bool on)
+void kt_json_set_long_arrays(struct kt_json *j, bool on)
 {
 	j->long_arrays = on;
 }
 
 /* Does the array at depth d put one element per line? */
-static bool long_array(const struct ktrace_json *j, int d)
+static bool long_array(const struct kt_json *j, int d)
 {
 	return j->kind[d] == '[' &&
 	       (d == 0 || (d == 1 && j->long_arrays && j->kind[0] == '{'));
@@ -148,7 +149,7 @@ static bool long_array(const struct ktrace_json *j, int d)
  * top-level object with long_arrays; everything else is on one line with
  * ", " and ": ".
  */
-static void before_value(struct ktrace_json *j)
+static void before_value(struct kt_json *j)
 {
 	int d = j->depth;
 
@@ -167,7 +168,7 @@ static void before_value(struct ktrace_json *j)
 		j->count[d - 1]++;
 }
 
-static void open_c(struct ktrace_json *j, char kind)
+static void open_c(struct kt_json *j, char kind)
 {
 	before_value(j);
 	putc(kind, j->f);
@@ -178,7 +179,7 @@ static void open_c(struct ktrace_json *j, char kind)
 	j->depth++;
 }
 
-static void close_c(struct ktrace_json *j)
+static void close_c(struct kt_json *j)
 {
 	int d = j->depth - 1;
 
@@ -196,27 +197,27 @@ static void close_c(struct ktrace_json *j)
 		putc('\n', j->f);
 }
 
-void ktrace_json_object_begin(struct ktrace_json *j)
+void kt_json_object_begin(struct kt_json *j)
 {
 	open_c(j, '{');
 }
 
-void ktrace_json_object_end(struct ktrace_json *j)
+void kt_json_object_end(struct kt_json *j)
 {
 	close_c(j);
 }
 
-void ktrace_json_array_begin(struct ktrace_json *j)
+void kt_json_array_begin(struct kt_json *j)
 {
 	open_c(j, '[');
 }
 
-void ktrace_json_array_end(struct ktrace_json *j)
+void kt_json_array_end(struct kt_json *j)
 {
 	close_c(j);
 }
 
-void ktrace_json_key(struct ktrace_json *j, const char *key)
+void kt_json_key(struct kt_json *j, const char *key)
 {
 	int d = j->depth - 1;
 
@@ -231,7 +232,7 @@ void ktrace_json_key(struct ktrace_json *j, const char *key)
 	j->key = true;
 }
 
-void ktrace_json_string(struct ktrace_json *j, const char *s)
+void kt_json_string(struct kt_json *j, const char *s)
 {
 	before_value(j);
 	if (s)
@@ -242,10 +243,10 @@ void ktrace_json_string(struct ktrace_json *j, const char *s)
 		putc('\n', j->f);
 }
 
-static void scalar(struct ktrace_json *j, const char *fmt, ...)
+static void scalar(struct kt_json *j, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void scalar(struct ktrace_json *j, const char *fmt, ...)
+static void scalar(struct kt_json *j, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -257,17 +258,17 @@ static void scalar(struct ktrace_json *j, const char *fmt, ...)
 		putc('\n', j->f);
 }
 
-void ktrace_json_int(struct ktrace_json *j, long long v)
+void kt_json_int(struct kt_json *j, long long v)
 {
 	scalar(j, "%lld", v);
 }
 
-void ktrace_json_uint(struct ktrace_json *j, unsigned long long v)
+void kt_json_uint(struct kt_json *j, unsigned long long v)
 {
 	scalar(j, "%llu", v);
 }
 
-void ktrace_json_double(struct ktrace_json *j, double v)
+void kt_json_double(struct kt_json *j, double v)
 {
 	/* JSON has no NaN or infinity */
 	if (v != v || v > 1e308 || v < -1e308)
@@ -276,8 +277,8 @@ void ktrace_json_double(struct ktrace_json *j, double v)
 		scalar(j, "%.9g", v);
 }
 
-void ktrace_json_decimal(struct ktrace_json *j, long long v,
-			 unsigned int decimals)
+void kt_json_decimal(struct kt_json *j, long long v,
+		     unsigned int decimals)
 {
 	unsigned long long m = 1, u = v < 0 ? -(unsigned long long)v :
 					     (unsigned long long)v;
@@ -293,7 +294,7 @@ void ktrace_json_decimal(struct ktrace_json *j, long long v,
 		       (int)decimals, u % m);
 }
 
-void ktrace_json_raw(struct ktrace_json *j, const char *json, size_t len)
+void kt_json_raw(struct kt_json *j, const char *json, size_t len)
 {
 	before_value(j);
 	fwrite(json, 1, len, j->f);
@@ -301,22 +302,22 @@ void ktrace_json_raw(struct ktrace_json *j, const char *json, size_t len)
 		putc('\n', j->f);
 }
 
-void ktrace_json_bool(struct ktrace_json *j, bool v)
+void kt_json_bool(struct kt_json *j, bool v)
 {
 	scalar(j, "%s", v ? "true" : "false");
 }
 
-void ktrace_json_null(struct ktrace_json *j)
+void kt_json_null(struct kt_json *j)
 {
 	scalar(j, "null");
 }
 
-bool ktrace_json_in_object(const struct ktrace_json *j)
+bool kt_json_in_object(const struct kt_json *j)
 {
 	return j->depth > 0 && j->kind[j->depth - 1] == '{';
 }
 
-void ktrace_json_close_all(struct ktrace_json *j)
+void kt_json_close_all(struct kt_json *j)
 {
 	while (j->depth > 0)
 		close_c(j);

@@ -187,7 +187,7 @@ const char *ktrace_version(void)
 	return KTRACE_VERSION;
 }
 
-int ktrace_open_regular(const char *path)
+int kt_open_regular(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;

@@ -2,7 +2,6 @@
 /*
  * perf_event_open sessions: sampling rings and counters. See perf.h.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -134,60 +133,6 @@ size_t kt_perf_default_pages(void)
 			pages = fit;
 	}
 	return pages;
-}
-
-int kt_perf_parse_pages(const char *s, size_t *pages)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned long long v, mult = 0;
-	char *end;
-	size_t n = 1;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	switch (toupper((unsigned char)*end)) {
-	case 0:
-		break;
-	case 'K':
-		mult = 1ull << 10;
-		break;
-	case 'M':
-		mult = 1ull << 20;
-		break;
-	case 'G':
-		mult = 1ull << 30;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (mult) {
-		end++;
-		if (toupper((unsigned char)*end) == 'I')
-			end++;
-		if (toupper((unsigned char)*end) == 'B')
-			end++;
-		if (*end)
-			return -EINVAL;
-		if (v > (1ull << 30))
-			return -ERANGE;
-		v = (v * mult + page - 1) / page;
-	}
-	if (!v)
-		return -EINVAL;
-	if (v > (1ull << 30) / page)
-		return -ERANGE;
-	/* a page count is taken as given: a power of two; a size (with
-	 * its unit) is rounded up to one */
-	if (!mult && (v & (v - 1)))
-		return -EINVAL;
-	while (n < v)
-		n <<= 1;
-	*pages = n;
-	return 0;
 }
 
 static void fail_set(struct kt_perf_fail *f, int err, enum kt_perf_stage st,

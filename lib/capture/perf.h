@@ -155,13 +155,6 @@ int kt_perf_poll(struct kt_perf *p, int timeout_ms, bool *all_hup);
 size_t kt_perf_default_pages(void);
 
 /*
- * Parse a -m argument: a page count ("256") or a size with K, M or G
- * suffix ("4M"). The result is rounded up to a power of two pages.
- * Returns 0 or -EINVAL / -ERANGE (above 1 GiB).
- */
-int kt_perf_parse_pages(const char *s, size_t *pages);
-
-/*
  * Compose advice for a failure (one or more lines without a trailing
  * newline) into buf, from f and the current limits: perf_event_paranoid,
  * perf_event_mlock_kb, RLIMIT_MEMLOCK. Returns the length snprintf

@@ -56,25 +56,25 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 			char list[512];
 
 			kt_counter_list(list, sizeof(list));
-			return ktrace_err_set(err, ENOENT,
-					      "unknown event '%s' (not SYSTEM:EVENT, not a counter: %s)",
-					      name, list);
+			return kt_err_set(err, ENOENT,
+					  "unknown event '%s' (not SYSTEM:EVENT, not a counter: %s)",
+					  name, list);
 		}
 		sys = strndup(name, c - name);
 		if (!sys)
 			return -ENOMEM;
-		if (ktrace_name_check(sys) || ktrace_name_check(c + 1)) {
+		if (kt_name_check(sys) || kt_name_check(c + 1)) {
 			free(sys);
-			return ktrace_err_set(err, EINVAL,
-					      "bad event name '%s'", name);
+			return kt_err_set(err, EINVAL,
+					  "bad event name '%s'", name);
 		}
 		rel = kt_path("events/%s/%s/id", sys, c + 1);
 		free(sys);
 		buf = rel ? kt_read_at(st->tfs->dir, rel, NULL) : NULL;
 		free(rel);
 		if (!buf)
-			return ktrace_err_set(err, ENOENT, "no such event '%s'",
-					      name);
+			return kt_err_set(err, ENOENT, "no such event '%s'",
+					  name);
 		e.type = PERF_TYPE_TRACEPOINT;
 		e.config = strtoull(buf, NULL, 10);
 		free(buf);
@@ -133,8 +133,8 @@ int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
 	if (pid > 0 && !enable_on_exec) {
 		tids = task_list(pid, &ntids);
 		if (!tids)
-			return ktrace_err_set(err, ESRCH,
-					      "no such process %d", pid);
+			return kt_err_set(err, ESRCH,
+					  "no such process %d", pid);
 	}
 	st->c = calloc(ntids, sizeof(*st->c));
 	if (!st->c)
@@ -151,19 +151,19 @@ int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
 
 			if (tids != &one)
 				free(tids);
-			return ktrace_err_set(err, e,
-					      "cannot open the counters: %s%s",
-					      strerror(e),
-					      e == EACCES || e == EPERM ?
-					      " (run as root or lower /proc/sys/kernel/perf_event_paranoid)" :
-					      "");
+			return kt_err_set(err, e,
+					  "cannot open the counters: %s%s",
+					  strerror(e),
+					  e == EACCES || e == EPERM ?
+					  " (run as root or lower /proc/sys/kernel/perf_event_paranoid)" :
+					  "");
 		}
 		st->nc++;
 	}
 	if (tids != &one)
 		free(tids);
 	if (!st->nc)
-		return ktrace_err_set(err, ESRCH, "no such process %d", pid);
+		return kt_err_set(err, ESRCH, "no such process %d", pid);
 	return 0;
 nomem:
 	if (tids != &one)

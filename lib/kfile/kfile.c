@@ -911,7 +911,7 @@ struct kt_kfile *kt_kfile_open(const char *path)
 	struct stat st;
 	int fd;
 
-	fd = ktrace_open_regular(path);
+	fd = kt_open_regular(path);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st)) {

@@ -389,31 +389,31 @@ static int kres_func_exists(struct kresolve *kr, const char *func,
 
 	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
 	if (ret == -ENOMEM)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
+		return kt_err_set(err, ENOMEM, "out of memory");
 	if (ret)
 		return 0;	/* no kallsyms: the kernel will say */
 	/* kallsyms shows every address as 0 to a user without the right:
 	 * no symbol is known, which says nothing about func */
 	if (!kr->ksyms.n)
-		return ktrace_err_set(err, EACCES,
-				      "the kernel's symbols are hidden from this user (/proc/kallsyms shows no addresses): run as root");
+		return kt_err_set(err, EACCES,
+				  "the kernel's symbols are hidden from this user (/proc/kallsyms shows no addresses): run as root");
 	if (symset_has(&kr->ksyms, func))
 		return 0;
 	sugg = kt_kres_suggest(kr, func, KRESOLVE_MAX_MATCHES);
 	if (!sugg)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
+		return kt_err_set(err, ENOMEM, "out of memory");
 	if (!sugg[0]) {
 		ktrace_strv_free(sugg);
-		return ktrace_err_set(err, ENOENT,
-				      "no such kernel function '%s'", func);
+		return kt_err_set(err, ENOENT,
+				  "no such kernel function '%s'", func);
 	}
 	list = strv_join(sugg, ", ");
 	ktrace_strv_free(sugg);
 	if (!list)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
-	ret = ktrace_err_set(err, ENOENT,
-			     "no such kernel function '%s'; did you mean: %s?",
-			     func, list);
+		return kt_err_set(err, ENOMEM, "out of memory");
+	ret = kt_err_set(err, ENOENT,
+			 "no such kernel function '%s'; did you mean: %s?",
+			 func, list);
 	free(list);
 	return ret;
 }
@@ -425,9 +425,9 @@ int kt_kres_func(struct kresolve *kr, const char *func,
 	int ret, fret;
 
 	if (!valid_symbol(func))
-		return ktrace_err_set(err, EINVAL,
-				      "'%s' is not a valid kernel symbol name",
-				      func);
+		return kt_err_set(err, EINVAL,
+				  "'%s' is not a valid kernel symbol name",
+				  func);
 	/*
 	 * available_filter_functions holds kernel text symbols only: a name
 	 * there exists, and kallsyms (three times its size, and slow for the
@@ -436,7 +436,7 @@ int kt_kres_func(struct kresolve *kr, const char *func,
 	 */
 	fret = symset_load(&kr->filter, kr->filter_path, SYMFILE_FILTER);
 	if (fret == -ENOMEM)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
+		return kt_err_set(err, ENOMEM, "out of memory");
 	traceable = !fret && symset_has(&kr->filter, func);
 	ret = traceable ? 0 : kres_func_exists(kr, func, err);
 	if (ret)
@@ -444,16 +444,16 @@ int kt_kres_func(struct kresolve *kr, const char *func,
 
 	ret = symset_load(&kr->black, kr->blacklist_path, SYMFILE_BLACKLIST);
 	if (ret == -ENOMEM)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
+		return kt_err_set(err, ENOMEM, "out of memory");
 	if (!ret && symset_has(&kr->black, func))
-		return ktrace_err_set(err, EPERM,
-				      "kernel function '%s' is on the kprobe blacklist and cannot be probed",
-				      func);
+		return kt_err_set(err, EPERM,
+				  "kernel function '%s' is on the kprobe blacklist and cannot be probed",
+				  func);
 
 	if (!fret && !traceable)
-		return ktrace_err_set(err, EOPNOTSUPP,
-				      "kernel function '%s' is not traceable (not in available_filter_functions)",
-				      func);
+		return kt_err_set(err, EOPNOTSUPP,
+				  "kernel function '%s' is not traceable (not in available_filter_functions)",
+				  func);
 	return 0;
 }
 
@@ -488,9 +488,9 @@ static int load_btf(struct kresolve *kr, struct ktrace_err *err)
 		}
 	}
 	if (!kr->btf)
-		return ktrace_err_set(err, kr->btf_err == ENOMEM ? ENOMEM : ENOENT,
-				      "cannot read kernel BTF from %s: %s",
-				      kr->btf_path, strerror(kr->btf_err));
+		return kt_err_set(err, kr->btf_err == ENOMEM ? ENOMEM : ENOENT,
+				  "cannot read kernel BTF from %s: %s",
+				  kr->btf_path, strerror(kr->btf_err));
 	return 0;
 }
 
@@ -570,7 +570,7 @@ static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
 		return NULL;
 	base = strndup(func, base_len(func));
 	if (!base) {
-		*ret = ktrace_err_set(err, ENOMEM, "out of memory");
+		*ret = kt_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
 	id = btf__find_by_name_kind(kr->btf, base, BTF_KIND_FUNC);
@@ -578,9 +578,9 @@ static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
 	if (t)
 		t = btf__type_by_id(kr->btf, t->type);
 	if (!t || !btf_is_func_proto(t)) {
-		*ret = ktrace_err_set(err, ENOENT,
-				      "kernel BTF has no prototype for '%s' (inlined, a module function, or not a function)",
-				      base);
+		*ret = kt_err_set(err, ENOENT,
+				  "kernel BTF has no prototype for '%s' (inlined, a module function, or not a function)",
+				  base);
 		free(base);
 		return NULL;
 	}
@@ -623,7 +623,7 @@ char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
 	return v;
 nomem:
 	ktrace_strv_free(v);
-	ktrace_err_set(err, ENOMEM, "out of memory");
+	kt_err_set(err, ENOMEM, "out of memory");
 	errno = ENOMEM;
 	return NULL;
 }
@@ -847,54 +847,54 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 	id = skip_mods(btf, w->tid, NULL);
 	t = btf__type_by_id(btf, id);
 	if (w->bf_size)
-		return ktrace_err_set(err, EINVAL, "'%s' is a bitfield",
-				      w->what);
+		return kt_err_set(err, EINVAL, "'%s' is a bitfield",
+				  w->what);
 	if (arrow) {
 		if (!t || !btf_is_ptr(t)) {
 			tname = type_decl(btf, w->tid, NULL);
-			ret = ktrace_err_set(err, EINVAL,
-					     "'%s' is not a pointer (it is %s)%s",
-					     w->what, tname ? tname : "?",
-					     t && btf_is_composite(t) ?
-					     "; use '.'" : "");
+			ret = kt_err_set(err, EINVAL,
+					 "'%s' is not a pointer (it is %s)%s",
+					 w->what, tname ? tname : "?",
+					 t && btf_is_composite(t) ?
+					 "; use '.'" : "");
 			free(tname);
 			return ret;
 		}
 		sid = skip_mods(btf, t->type, NULL);
 	} else {
 		if (t && btf_is_ptr(t))
-			return ktrace_err_set(err, EINVAL,
-					      "'%s' is a pointer; use '->'",
-					      w->what);
+			return kt_err_set(err, EINVAL,
+					  "'%s' is a pointer; use '->'",
+					  w->what);
 		sid = id;
 	}
 	st = btf__type_by_id(btf, sid);
 	if (!st || !btf_is_composite(st)) {
 		tname = type_decl(btf, arrow ? t->type : w->tid, NULL);
 		if (st && btf_is_fwd(st))
-			ret = ktrace_err_set(err, EINVAL,
-					     "'%s' has no definition in BTF: cannot reach '%s'",
-					     tname ? tname : "?", name);
+			ret = kt_err_set(err, EINVAL,
+					 "'%s' has no definition in BTF: cannot reach '%s'",
+					 tname ? tname : "?", name);
 		else
-			ret = ktrace_err_set(err, EINVAL,
-					     "'%s' %s %s, not a struct or union",
-					     w->what,
-					     arrow ? "points to" : "is",
-					     tname ? tname : "?");
+			ret = kt_err_set(err, EINVAL,
+					 "'%s' %s %s, not a struct or union",
+					 w->what,
+					 arrow ? "points to" : "is",
+					 tname ? tname : "?");
 		free(tname);
 		return ret;
 	}
 	if (!arrow && !kt_fetcharg_in_mem(&w->fa))
-		return ktrace_err_set(err, EOPNOTSUPP,
-				      "'%s' is a %s passed by value: its fields cannot be fetched",
-				      w->what, kind_word(st));
+		return kt_err_set(err, EOPNOTSUPP,
+				  "'%s' is a %s passed by value: its fields cannot be fetched",
+				  w->what, kind_word(st));
 	if (!find_member(btf, st, name, &mtid, &bits, &bfs)) {
 		tname = type_decl(btf, sid, NULL);
 		fields = list_fields(btf, st);
-		ret = ktrace_err_set(err, ENOENT,
-				     "%s has no field '%s'; fields: %s",
-				     tname ? tname : "?", name,
-				     fields ? fields : "?");
+		ret = kt_err_set(err, ENOENT,
+				 "%s has no field '%s'; fields: %s",
+				 tname ? tname : "?", name,
+				 fields ? fields : "?");
 		free(tname);
 		free(fields);
 		return ret;
@@ -904,9 +904,9 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 	ret = arrow ? deref(w, t, bits / 8) :
 		      kt_fetcharg_move(&w->fa, bits / 8);
 	if (ret)
-		return ktrace_err_set(err, -ret,
-				      "'%s': too many dereferences for a probe",
-				      w->what);
+		return kt_err_set(err, -ret,
+				  "'%s': too many dereferences for a probe",
+				  w->what);
 	w->bf_bits = bits % 8;
 	w->bf_size = bfs;
 	w->tid = mtid;
@@ -926,48 +926,48 @@ static int walk_index(struct walk *w, unsigned long index,
 	int ret;
 
 	if (w->bf_size)
-		return ktrace_err_set(err, EINVAL, "'%s' is a bitfield",
-				      w->what);
+		return kt_err_set(err, EINVAL, "'%s' is a bitfield",
+				  w->what);
 	id = skip_mods(btf, w->tid, NULL);
 	t = btf__type_by_id(btf, id);
 	if (t && btf_is_array(t)) {
 		const struct btf_array *a = btf_array(t);
 
 		if (!kt_fetcharg_in_mem(&w->fa))
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "array '%s' is not in memory",
-					      w->what);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "array '%s' is not in memory",
+					  w->what);
 		if (a->nelems && index >= a->nelems)
-			return ktrace_err_set(err, ERANGE,
-					      "index %lu is out of bounds ('%s' has %u elements)",
-					      index, w->what, a->nelems);
+			return kt_err_set(err, ERANGE,
+					  "index %lu is out of bounds ('%s' has %u elements)",
+					  index, w->what, a->nelems);
 		eid = a->type;
 	} else if (t && btf_is_ptr(t)) {
 		eid = t->type;
 	} else {
 		tname = type_decl(btf, w->tid, NULL);
-		ret = ktrace_err_set(err, EINVAL,
-				     "cannot index '%s': it is %s, not an array or a pointer",
-				     w->what, tname ? tname : "?");
+		ret = kt_err_set(err, EINVAL,
+				 "cannot index '%s': it is %s, not an array or a pointer",
+				 w->what, tname ? tname : "?");
 		free(tname);
 		return ret;
 	}
 	esize = btf__resolve_size(btf, eid);
 	if (esize <= 0)
-		return ktrace_err_set(err, EINVAL,
-				      "cannot index '%s': its elements have no size",
-				      w->what);
+		return kt_err_set(err, EINVAL,
+				  "cannot index '%s': its elements have no size",
+				  w->what);
 	if (index > (unsigned long)(LONG_MAX / esize))
-		return ktrace_err_set(err, ERANGE, "index %lu is too large",
-				      index);
+		return kt_err_set(err, ERANGE, "index %lu is too large",
+				  index);
 	if (btf_is_ptr(t))
 		ret = deref(w, t, (long)index * esize);
 	else
 		ret = kt_fetcharg_move(&w->fa, (long)index * esize);
 	if (ret)
-		return ktrace_err_set(err, E2BIG,
-				      "'%s': too many dereferences for a probe",
-				      w->what);
+		return kt_err_set(err, E2BIG,
+				  "'%s': too many dereferences for a probe",
+				  w->what);
 	w->tid = eid;
 	w->param = NULL;
 	return 0;
@@ -988,13 +988,13 @@ static int kprobe_int_type(const struct btf_type *t, char *buf, size_t len,
 	} else if (btf_is_any_enum(t)) {
 		is_signed = btf_kflag(t);
 	} else {
-		return ktrace_err_set(err, EINVAL, "'%s' is not an integer",
-				      what);
+		return kt_err_set(err, EINVAL, "'%s' is not an integer",
+				  what);
 	}
 	if (size != 1 && size != 2 && size != 4 && size != 8)
-		return ktrace_err_set(err, EOPNOTSUPP,
-				      "'%s' is a %u-byte integer; kprobes fetch at most 8 bytes",
-				      what, size);
+		return kt_err_set(err, EOPNOTSUPP,
+				  "'%s' is a %u-byte integer; kprobes fetch at most 8 bytes",
+				  what, size);
 	snprintf(buf, len, "%c%u", is_signed ? 's' : 'u', size * 8);
 	return 0;
 }
@@ -1031,23 +1031,23 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 	id = skip_mods(btf, w->tid, NULL);
 	t = btf__type_by_id(btf, id);
 	if (!t || btf_is_void(t) || !id)
-		return ktrace_err_set(err, EOPNOTSUPP, "'%s' is void",
-				      w->what);
+		return kt_err_set(err, EOPNOTSUPP, "'%s' is void",
+				  w->what);
 
 	if (w->bf_size) {
 		__u32 cbits, abs, cbyte;
 
 		if (!btf_is_int(t) && !btf_is_any_enum(t))
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "bitfield '%s' is not an integer",
-					      w->what);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "bitfield '%s' is not an integer",
+					  w->what);
 		cbits = t->size * 8;
 		abs = kt_fetcharg_last_off(&w->fa) * 8 + w->bf_bits;
 		cbyte = abs / cbits * t->size;
 		if (abs - cbyte * 8 + w->bf_size > cbits)
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "bitfield '%s' straddles its %u-bit container",
-					      w->what, cbits);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "bitfield '%s' straddles its %u-bit container",
+					  w->what, cbits);
 		kt_fetcharg_set_last_off(&w->fa, cbyte);
 		fa = kt_fetcharg_text(&w->fa, NULL);
 		if (asprintf(&ty, "b%u@%u/%u", w->bf_size, abs - cbyte * 8,
@@ -1072,9 +1072,9 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 				user = true;
 			/* the string types read at the address given */
 			if (kt_fetcharg_deref(&w->fa, 0))
-				return ktrace_err_set(err, E2BIG,
-						      "'%s': too many dereferences for a probe",
-						      w->what);
+				return kt_err_set(err, E2BIG,
+						  "'%s': too many dereferences for a probe",
+						  w->what);
 			fa = kt_fetcharg_text(&w->fa, NULL);
 			ty = strdup(user ? "ustring" : "string");
 			goto out;
@@ -1087,9 +1087,9 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		const struct btf_array *a = btf_array(t);
 
 		if (!kt_fetcharg_in_mem(&w->fa))
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "array '%s' is not in memory",
-					      w->what);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "array '%s' is not in memory",
+					  w->what);
 		et = btf__type_by_id(btf, skip_mods(btf, a->type, NULL));
 		fa = kt_fetcharg_text(&w->fa, NULL);
 		if (is_char(btf, a->type)) {
@@ -1099,15 +1099,15 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		if (!et || (!btf_is_int(et) && !btf_is_any_enum(et) &&
 			    !btf_is_ptr(et))) {
 			free(fa);
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "'%s' is an array of non-scalars",
-					      w->what);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "'%s' is an array of non-scalars",
+					  w->what);
 		}
 		if (!a->nelems || a->nelems > MAX_ARRAY_LEN) {
 			free(fa);
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "array '%s' has %u elements; kprobes fetch 1 to %d",
-					      w->what, a->nelems, MAX_ARRAY_LEN);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "array '%s' has %u elements; kprobes fetch 1 to %d",
+					  w->what, a->nelems, MAX_ARRAY_LEN);
 		}
 		if (btf_is_ptr(et)) {
 			snprintf(tbuf, sizeof(tbuf), "x64");
@@ -1127,26 +1127,26 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		char *fields = list_fields(btf, t);
 
 		tname = type_decl(btf, id, NULL);
-		ret = ktrace_err_set(err, EINVAL,
-				     "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
-				     w->what, tname ? tname : "struct",
-				     kt_fetcharg_in_mem(&w->fa) ? "." : "->",
-				     fields ? fields : "?");
+		ret = kt_err_set(err, EINVAL,
+				 "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
+				 w->what, tname ? tname : "struct",
+				 kt_fetcharg_in_mem(&w->fa) ? "." : "->",
+				 fields ? fields : "?");
 		free(tname);
 		free(fields);
 		return ret;
 	}
 	tname = type_decl(btf, w->tid, NULL);
-	ret = ktrace_err_set(err, EOPNOTSUPP,
-			     "'%s' has type %s, which kprobes cannot fetch",
-			     w->what, tname ? tname : "?");
+	ret = kt_err_set(err, EOPNOTSUPP,
+			 "'%s' has type %s, which kprobes cannot fetch",
+			 w->what, tname ? tname : "?");
 	free(tname);
 	return ret;
 out:
 	if (!fa || !ty) {
 		free(fa);
 		free(ty);
-		return ktrace_err_set(err, ENOMEM, "out of memory");
+		return kt_err_set(err, ENOMEM, "out of memory");
 	}
 	*fetcharg = fa;
 	*type = ty;
@@ -1188,23 +1188,23 @@ static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 
 	w->param = btf__name_by_offset(w->btf, p[idx].name_off);
 	if (!p[idx].type)
-		return ktrace_err_set(err, EOPNOTSUPP,
-				      "'%s' is a variadic argument", w->what);
+		return kt_err_set(err, EOPNOTSUPP,
+				  "'%s' is a variadic argument", w->what);
 	for (i = 0; i <= idx; i++) {
 		unsigned int mem = mem_size(w->btf, p[i].type);
 
 		k = param_slots(w->btf, p[i].type);
 		if (mem) {
 			if (i == idx)
-				return ktrace_err_set(err, EOPNOTSUPP,
-						      "parameter '%s' is a struct of %u bytes passed by value in memory: ktrace does not fetch those",
-						      w->param, mem);
+				return kt_err_set(err, EOPNOTSUPP,
+						  "parameter '%s' is a struct of %u bytes passed by value in memory: ktrace does not fetch those",
+						  w->param, mem);
 			stack += (mem + 7) / 8;
 		} else if (!k) {
 			if (i == idx)
-				return ktrace_err_set(err, EOPNOTSUPP,
-						      "parameter '%s' is floating point: kprobes cannot read the registers %s passes it in",
-						      w->param, w->arch->abi);
+				return kt_err_set(err, EOPNOTSUPP,
+						  "parameter '%s' is floating point: kprobes cannot read the registers %s passes it in",
+						  w->param, w->arch->abi);
 		} else if (reg + k <= w->arch->nr_arg_regs) {
 			at = reg;
 			reg += k;
@@ -1221,14 +1221,14 @@ static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 		char arg[24];
 
 		if (w->arch->stack_arg0 < 0 || k != 1)
-			return ktrace_err_set(err, E2BIG,
-					      "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
-					      w->param, w->arch->abi,
-					      w->arch->nr_arg_regs);
+			return kt_err_set(err, E2BIG,
+					  "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
+					  w->param, w->arch->abi,
+					  w->arch->nr_arg_regs);
 		if (is_return)
-			return ktrace_err_set(err, E2BIG,
-					      "parameter '%s' is passed on the stack: a return probe cannot read it (its slot may be reused by then); probe the entry",
-					      w->param);
+			return kt_err_set(err, E2BIG,
+					  "parameter '%s' is passed on the stack: a return probe cannot read it (its slot may be reused by then); probe the entry",
+					  w->param);
 		snprintf(arg, sizeof(arg), "$stack%d",
 			 w->arch->stack_arg0 + stack);
 		return kt_fetcharg_base(&w->fa, arg);
@@ -1253,11 +1253,11 @@ static int no_param(struct kresolve *kr, const char *func, const char *name,
 	list = names ? strv_join(names, ", ") : NULL;
 	ktrace_strv_free(names);
 	if (!list)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
-	ret = ktrace_err_set(err, ENOENT, "%s has no parameter '%s'; %s%s",
-			     func, name,
-			     *list ? "parameters: " : "it takes no parameters",
-			     list);
+		return kt_err_set(err, ENOMEM, "out of memory");
+	ret = kt_err_set(err, ENOENT, "%s has no parameter '%s'; %s%s",
+			 func, name,
+			 *list ? "parameters: " : "it takes no parameters",
+			 list);
 	free(list);
 	return ret;
 }
@@ -1276,13 +1276,13 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 	*fetcharg = NULL;
 	*type = NULL;
 	if (!valid_symbol(func))
-		return ktrace_err_set(err, EINVAL,
-				      "'%s' is not a valid kernel symbol name",
-				      func);
+		return kt_err_set(err, EINVAL,
+				  "'%s' is not a valid kernel symbol name",
+				  func);
 	if (strchr(func, '.'))
-		return ktrace_err_set(err, EINVAL,
-				      "'%s' is a compiler-made copy of %.*s whose arguments may differ from its prototype; name them with raw fetch arguments",
-				      func, (int)base_len(func), func);
+		return kt_err_set(err, EINVAL,
+				  "'%s' is a compiler-made copy of %.*s whose arguments may differ from its prototype; name them with raw fetch arguments",
+				  func, (int)base_len(func), func);
 	proto = find_proto(kr, func, &ret, err);
 	if (!proto)
 		return ret;
@@ -1291,21 +1291,21 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 	w.tags = kr->btf_has_tags;
 	w.arch = kt_arch_host();
 	if (!w.arch)
-		return ktrace_err_set(err, EOPNOTSUPP,
-				      "this architecture is not supported: ktrace has no register table for it");
+		return kt_err_set(err, EOPNOTSUPP,
+				  "this architecture is not supported: ktrace has no register table for it");
 	params = btf_params(proto);
 	ret = kt_apath_parse(expr, &ap, err);
 	if (ret)
 		return ret;
 	w.what = strdup(ap.name);
 	if (!w.what)
-		return ktrace_err_set(err, ENOMEM, "out of memory");
+		return kt_err_set(err, ENOMEM, "out of memory");
 	n = ap.name_len;
 	if (!strcmp(w.what, "$retval")) {
 		if (!is_return) {
-			ret = ktrace_err_set(err, EINVAL,
-					     "$retval is only available in a return probe (%s%%return)",
-					     func);
+			ret = kt_err_set(err, EINVAL,
+					 "$retval is only available in a return probe (%s%%return)",
+					 func);
 			ret = err_at(err, ret, expr, 0);
 			goto out;
 		}
@@ -1315,9 +1315,9 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 		   strspn(w.what + 4, "0123456789") == n - 4) {
 		idx = atoi(w.what + 4) - 1;
 		if (idx < 0 || idx >= btf_vlen(proto)) {
-			ret = ktrace_err_set(err, ENOENT,
-					     "%s takes %d parameters; there is no %s",
-					     func, btf_vlen(proto), w.what);
+			ret = kt_err_set(err, ENOENT,
+					 "%s takes %d parameters; there is no %s",
+					 func, btf_vlen(proto), w.what);
 			ret = err_at(err, ret, expr, 0);
 			goto out;
 		}
@@ -1343,8 +1343,8 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 			goto out;
 		}
 	} else {
-		ret = ktrace_err_set(err, EINVAL,
-				     "expected a parameter name, $argN or $retval");
+		ret = kt_err_set(err, EINVAL,
+				 "expected a parameter name, $argN or $retval");
 		ret = err_at(err, ret, expr, 0);
 		goto out;
 	}
@@ -1364,7 +1364,7 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 		free(w.what);
 		w.what = strndup(expr, st->end);
 		if (!w.what) {
-			ret = ktrace_err_set(err, ENOMEM, "out of memory");
+			ret = kt_err_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
 	}

@@ -146,7 +146,7 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 				    strerror(-ret));
 		}
 	}
-	ktrace_errlog_clear(tfs, NULL);
+	kt_errlog_clear(tfs, NULL);
 	ret = dyn_write(tfs, p->user, p->def);
 	if (!ret) {
 		/* Kept for ktrace_probe_undo(). */
@@ -155,7 +155,7 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 		p->created = true;
 		return 0;
 	}
-	klog = ktrace_errlog_read(tfs, NULL, &cmd, &pos);
+	klog = kt_errlog_read(tfs, NULL, &cmd, &pos);
 	/* --force: the kernel refused the new definition; the old one,
 	 * as the kernel printed it, goes back. */
 	if (old && restore_replaced(tfs, old) < 0) {

@@ -47,7 +47,7 @@ static bool elf_has_debug_info(Elf *elf)
 /* Open path if it is an ELF file with .debug_info; fd or -1. */
 static int open_debug_file(const char *path, Dwarf **dw)
 {
-	int fd = ktrace_open_regular(path);
+	int fd = kt_open_regular(path);
 	Elf *elf;
 	bool ok;
 
@@ -113,15 +113,15 @@ static int load_dwarf(struct uresolve *ur, struct ktrace_err *err)
 		ur->cfi_eh = dwarf_getcfi_elf(ur->elf);
 	}
 	if (ur->dw_errno == ESTALE)
-		return ktrace_err_set(err, ESTALE,
+		return kt_err_set(err, ESTALE,
 			"'%s': its debug file '%s' (.gnu_debuglink) is not the one it was built with (CRC differs)",
 			ur->path, ur->dw_path);
 	if (ur->dw_errno == ENODATA)
-		return ktrace_err_set(err, ENODATA,
+		return kt_err_set(err, ENODATA,
 			"'%s' has no DWARF debug info: install its -dbgsym package or rebuild with -g",
 			ur->path);
 	if (ur->dw_errno)
-		return ktrace_err_set(err, ur->dw_errno,
+		return kt_err_set(err, ur->dw_errno,
 			"'%s': cannot load DWARF debug info: %s", ur->path,
 			strerror(ur->dw_errno));
 	return 0;
@@ -170,7 +170,7 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 	if (ret)
 		return ret;
 	if (line <= 0)
-		return ktrace_err_set(err, EINVAL, "bad line number %d", line);
+		return kt_err_set(err, EINVAL, "bad line number %d", line);
 	while (dwarf_get_units(ur->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		Dwarf_Lines *lines;
 		size_t n, i;
@@ -212,7 +212,7 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 		}
 	}
 	if (!seen_file)
-		return ktrace_err_set(err, ENOENT,
+		return kt_err_set(err, ENOENT,
 			"no source file '%s' in the debug info of '%s'", file,
 			ur->path);
 	if (!found && found_any) {
@@ -222,15 +222,15 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 	}
 	if (!found) {
 		if (below && above)
-			return ktrace_err_set(err, ENOENT,
+			return kt_err_set(err, ENOENT,
 				"no code at %s:%d; nearest lines with code: %d, %d",
 				file, line, below, above);
-		return ktrace_err_set(err, ENOENT,
+		return kt_err_set(err, ENOENT,
 			"no code at %s:%d; nearest line with code: %d", file,
 			line, below ? below : above);
 	}
 	if (kt_segs_vaddr_to_off(&ur->segs, best, &off))
-		return ktrace_err_set(err, ENOEXEC,
+		return kt_err_set(err, ENOEXEC,
 			"address 0x%" PRIx64 " of %s:%d is not in a loadable segment",
 			best, file, line);
 	*file_off = off;
@@ -578,15 +578,15 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var,
 
 	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
 		if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
-			return ktrace_err_set(c->err, ENOTSUP,
+			return kt_err_set(c->err, ENOTSUP,
 				"'%s' was turned into a constant by the compiler",
 				c->name);
-		return ktrace_err_set(c->err, ENOENT,
+		return kt_err_set(c->err, ENOENT,
 			"'%s' is optimized out", c->name);
 	}
 	n = dwarf_getlocation_addr(&a, c->pc, &ops, &nops, 1);
 	if (n <= 0 || nops == 0)
-		return ktrace_err_set(c->err, ENOENT,
+		return kt_err_set(c->err, ENOENT,
 			"'%s' is optimized out at this probe point", c->name);
 	atom = ops[0].atom;
 	if (nops != 1)
@@ -607,7 +607,7 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var,
 		long fboff = 0;
 
 		if (frame_base(c->ur, c->func, c->pc, &reg, &fboff))
-			return ktrace_err_set(c->err, ENOTSUP,
+			return kt_err_set(c->err, ENOTSUP,
 				"'%s' lives in a stack frame whose base is unknown at this probe point",
 				c->name);
 		snprintf(rname, sizeof(rname), "%%%s", reg);
@@ -622,14 +622,14 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var,
 	}
 	reg = dwarf_reg_name(c->ur, r);
 	if (!reg)
-		return ktrace_err_set(c->err, ENOTSUP,
+		return kt_err_set(c->err, ENOTSUP,
 			"'%s' is in DWARF register %u, which uprobes cannot read",
 			c->name, r);
 	snprintf(rname, sizeof(rname), "%%%s", reg);
 	return in_mem ? kt_fetcharg_base_mem(l, rname, off) :
 			kt_fetcharg_base(l, rname);
 unsupported:
-	return ktrace_err_set(c->err, ENOTSUP,
+	return kt_err_set(c->err, ENOTSUP,
 		"'%s' has a location uprobes cannot fetch at this probe point (DWARF op 0x%x%s)",
 		c->name, atom, nops > 1 ? ", composite" : "");
 }
@@ -737,23 +737,23 @@ static int walk_accessors(struct resolve_ctx *c, const char *expr,
 			    !die_type(type, &elem) ||
 			    dwarf_aggregate_size(&elem, &esize))
 				return expr_err(c->err, expr, start,
-					ktrace_err_set(c->err, EINVAL,
+					kt_err_set(c->err, EINVAL,
 						"cannot index '%.*s': not a one-dimensional array or a typed pointer",
 						start, expr));
 			if (tag == DW_TAG_array_type) {
 				if (count > 0 && idx >= (unsigned long)count)
 					return expr_err(c->err, expr, pos,
-						ktrace_err_set(c->err, ERANGE,
+						kt_err_set(c->err, ERANGE,
 							"index %lu is out of bounds (array of %ld)",
 							idx, count));
 				if (kt_fetcharg_move(l, (long)(idx * esize)))
 					return expr_err(c->err, expr, start,
-						ktrace_err_set(c->err, ENOTSUP,
+						kt_err_set(c->err, ENOTSUP,
 							"'%.*s' is held in a register, not in memory",
 							start, expr));
 			} else if (kt_fetcharg_deref(l, (long)(idx * esize))) {
 				return expr_err(c->err, expr, start,
-					ktrace_err_set(c->err, E2BIG,
+					kt_err_set(c->err, E2BIG,
 						"'%.*s': too many dereferences for a probe",
 						st->end, expr));
 			}
@@ -765,7 +765,7 @@ static int walk_accessors(struct resolve_ctx *c, const char *expr,
 			if (dwarf_tag(type) != DW_TAG_pointer_type ||
 			    !die_type(type, type) || !is_aggregate(type))
 				return expr_err(c->err, expr, start,
-					ktrace_err_set(c->err, EINVAL,
+					kt_err_set(c->err, EINVAL,
 						"'%.*s' is not a pointer to a struct%s",
 						start, expr,
 						is_aggregate(type) ? "; use '.'" : ""));
@@ -773,7 +773,7 @@ static int walk_accessors(struct resolve_ctx *c, const char *expr,
 			bool ptr = dwarf_tag(type) == DW_TAG_pointer_type;
 
 			return expr_err(c->err, expr, start,
-				ktrace_err_set(c->err, EINVAL,
+				kt_err_set(c->err, EINVAL,
 					"'%.*s' is %s%s", start, expr,
 					type_kind_name(type),
 					ptr ? "; use '->'" : ""));
@@ -781,7 +781,7 @@ static int walk_accessors(struct resolve_ctx *c, const char *expr,
 		if (!find_member(type, st->field, member, &moff)) {
 			char *names = member_names(type);
 
-			ret = ktrace_err_set(c->err, ENOENT,
+			ret = kt_err_set(c->err, ENOENT,
 				"no field '%s' in '%.*s'; fields: %s", st->field,
 				start, expr, names ? names : "none");
 			free(names);
@@ -790,17 +790,17 @@ static int walk_accessors(struct resolve_ctx *c, const char *expr,
 		if (st->kind == KT_STEP_ARROW) {
 			if (kt_fetcharg_deref(l, (long)moff))
 				return expr_err(c->err, expr, start,
-					ktrace_err_set(c->err, E2BIG,
+					kt_err_set(c->err, E2BIG,
 						"'%.*s': too many dereferences for a probe",
 						st->end, expr));
 		} else if (kt_fetcharg_move(l, (long)moff)) {
 			return expr_err(c->err, expr, start,
-				ktrace_err_set(c->err, ENOTSUP,
+				kt_err_set(c->err, ENOTSUP,
 					"'%.*s' is held in registers; its fields cannot be fetched",
 					start, expr));
 		}
 		if (!die_type(member, type))
-			return ktrace_err_set(c->err, EINVAL,
+			return kt_err_set(c->err, EINVAL,
 				"field '%s' has no type", st->field);
 		*is_member = true;
 	}
@@ -827,7 +827,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 		if (!dwarf_attr_integrate(member, DW_AT_data_bit_offset, &b) ||
 		    dwarf_formudata(&b, &bitoff) || !csize || csize > 8 ||
 		    !kt_fetcharg_in_mem(l))
-			return ktrace_err_set(c->err, ENOTSUP,
+			return kt_err_set(c->err, ENOTSUP,
 				"cannot fetch bit field '%s'", expr);
 		/* data_bit_offset counts from the struct; l->off points at
 		 * the member's data_member_location, 0 for DWARF 5 */
@@ -844,7 +844,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 	    is_char_type(&elem)) {
 		/* uprobes read a string at the address of the last deref */
 		if (kt_fetcharg_deref(l, 0))
-			return ktrace_err_set(c->err, E2BIG,
+			return kt_err_set(c->err, E2BIG,
 				"'%s': too many dereferences for a probe", expr);
 		*fetcharg = kt_fetcharg_text(l, NULL);
 		*tname = strdup("string");
@@ -855,7 +855,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 		const char *et = scalar_type(&elem, ptr_size);
 
 		if (!kt_fetcharg_in_mem(l))
-			return ktrace_err_set(c->err, ENOTSUP,
+			return kt_err_set(c->err, ENOTSUP,
 				"array '%s' is not in memory", expr);
 		if (is_char_type(&elem)) {
 			*tname = strdup("string");
@@ -863,7 +863,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 			if (asprintf(tname, "%s[%ld]", et, count) < 0)
 				*tname = NULL;
 		} else {
-			return ktrace_err_set(c->err, ENOTSUP,
+			return kt_err_set(c->err, ENOTSUP,
 				"'%s' is an array; pick an element with [N]",
 				expr);
 		}
@@ -874,14 +874,14 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 	if (!st) {
 		if (is_aggregate(type)) {
 			char *names = member_names(type);
-			int ret = ktrace_err_set(c->err, EINVAL,
+			int ret = kt_err_set(c->err, EINVAL,
 				"'%s' is %s; pick a field (%s)", expr,
 				type_kind_name(type), names ? names : "none");
 
 			free(names);
 			return ret;
 		}
-		return ktrace_err_set(c->err, ENOTSUP,
+		return kt_err_set(c->err, ENOTSUP,
 			"'%s' has a type uprobes cannot fetch", expr);
 	}
 	v = kt_fetcharg_text(l, NULL);
@@ -952,7 +952,7 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 	if (ret)
 		return ret;
 	if (kt_segs_off_to_vaddr(&ur->segs, probe_off, false, &vaddr))
-		return ktrace_err_set(err, EINVAL,
+		return kt_err_set(err, EINVAL,
 			"file offset 0x%lx is not in a loadable segment of '%s'",
 			probe_off, ur->path);
 	c.pc = vaddr;
@@ -963,7 +963,7 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 	c.name = name;
 
 	if (!dwarf_addrdie(ur->dw, vaddr, &cudie))
-		return ktrace_err_set(err, ENOENT,
+		return kt_err_set(err, ENOENT,
 			"no debug info covers 0x%lx in '%s'", vaddr, ur->path);
 	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
 	if (nscopes < 0)
@@ -978,19 +978,19 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 
 	if (!strcmp(name, "$retval")) {
 		if (!is_return) {
-			ret = ktrace_err_set(err, EINVAL,
+			ret = kt_err_set(err, EINVAL,
 				"$retval is only available at a return probe (%%return)");
 			goto out;
 		}
 		if (!c.func || !die_type(c.func, &vtype)) {
-			ret = ktrace_err_set(err, EINVAL,
+			ret = kt_err_set(err, EINVAL,
 				"%s() returns void", c.func && dwarf_diename(c.func) ?
 				dwarf_diename(c.func) : "the probed function");
 			goto out;
 		}
 		kt_fetcharg_base(&l, "$retval");
 	} else if (name[0] == '$') {
-		ret = expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
+		ret = expr_err(err, expr, 0, kt_err_set(err, EINVAL,
 			"unknown special variable '%s' (only $retval)", name));
 		goto out;
 	} else {
@@ -1007,7 +1007,7 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 				char *names = visible_names(scopes, nscopes);
 				const char *fn = c.func ? dwarf_diename(c.func) : NULL;
 
-				ret = ktrace_err_set(err, ENOENT,
+				ret = kt_err_set(err, ENOENT,
 					"no variable '%s' at this probe point%s%s%s%s%s",
 					name, fn ? " in " : "", fn ? fn : "",
 					fn ? "()" : "", names ? "; visible: " : "",
@@ -1019,7 +1019,7 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 			global = true;
 		}
 		if (is_return && !global) {
-			ret = expr_err(err, expr, 0, ktrace_err_set(err, EINVAL,
+			ret = expr_err(err, expr, 0, kt_err_set(err, EINVAL,
 				"'%s' is a local variable: at a return probe only $retval and globals can be fetched",
 				name));
 			goto out;
@@ -1031,19 +1031,19 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 			const char *fn = dwarf_diename(c.func) ?
 					 dwarf_diename(c.func) : "the function";
 
-			ret = expr_err(err, expr, 0, ktrace_err_set(err, EAGAIN,
+			ret = expr_err(err, expr, 0, kt_err_set(err, EAGAIN,
 				"'%s' lives in a stack slot that %s() fills in its prologue, which ends at %s+0x%lx: probe there or later, or name the function alone (ktrace then places the probe after the prologue)",
 				name, fn, fn, pend));
 			goto out;
 		}
 		if (!global && below_sp_at_entry(&c, &l)) {
-			ret = expr_err(err, expr, 0, ktrace_err_set(err, EAGAIN,
+			ret = expr_err(err, expr, 0, kt_err_set(err, EAGAIN,
 				"'%s' lives in a stack slot that is not set up yet at the entry of %s(); probe after the prologue",
 				name, dwarf_diename(c.func) ? dwarf_diename(c.func) : "the function"));
 			goto out;
 		}
 		if (!die_type(&var, &vtype)) {
-			ret = ktrace_err_set(err, EINVAL,
+			ret = kt_err_set(err, EINVAL,
 				"'%s' has no type", name);
 			goto out;
 		}
@@ -1081,7 +1081,7 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 		return ret;
 	if (kt_segs_off_to_vaddr(&ur->segs, func_off, false, &vaddr) ||
 	    !dwarf_addrdie(ur->dw, vaddr, &cudie))
-		return ktrace_err_set(err, ENOENT,
+		return kt_err_set(err, ENOENT,
 			"no debug info covers file offset 0x%lx of '%s'",
 			func_off, ur->path);
 	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
@@ -1094,7 +1094,7 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 	if (!func || dwarf_entrypc(func, &entry) || entry != vaddr ||
 	    dwarf_highpc(func, &high)) {
 		free(scopes);
-		return ktrace_err_set(err, EINVAL,
+		return kt_err_set(err, EINVAL,
 			"file offset 0x%lx is not the entry of a function",
 			func_off);
 	}

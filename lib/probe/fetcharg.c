@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/internal.h"
 #include "probe/fetcharg.h"
 
 static int ap_err(struct ktrace_err *err, const char *expr, int pos,
@@ -16,7 +17,7 @@ static int ap_err(struct ktrace_err *err, const char *expr, int pos,
 {
 	if (!err)
 		return -EINVAL;
-	ktrace_err_set(err, EINVAL, "%s", msg);
+	kt_err_set(err, EINVAL, "%s", msg);
 	free(err->input);
 	err->input = strdup(expr);
 	err->pos = pos;

@@ -66,14 +66,14 @@ int ktrace_probes_add(struct ktrace_probes *ps, const char *spec,
 	int ret;
 
 	if (ps->made)
-		return ktrace_err_set(err, EBUSY,
-				      "the set is created already");
+		return kt_err_set(err, EBUSY,
+				  "the set is created already");
 	if (ps->n == ps->cap) {
 		int cap = ps->cap ? ps->cap * 2 : 8;
 		struct ktrace_probe **nv = realloc(ps->v, cap * sizeof(*nv));
 
 		if (!nv)
-			return ktrace_err_set(err, ENOMEM, "out of memory");
+			return kt_err_set(err, ENOMEM, "out of memory");
 		ps->v = nv;
 		ps->cap = cap;
 	}

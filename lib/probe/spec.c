@@ -32,7 +32,7 @@ int kt_probe_err(struct ktrace_err *err, const char *spec, int pos, int errnum,
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	ktrace_err_set(err, errnum, "%s", msg ? msg : "bad probe");
+	kt_err_set(err, errnum, "%s", msg ? msg : "bad probe");
 	free(msg);
 	err->input = spec ? strdup(spec) : NULL;
 	err->pos = pos;

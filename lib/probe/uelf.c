@@ -53,7 +53,7 @@ static int elf_ident(const char *path, unsigned char *class, uint16_t *machine)
 	ssize_t n;
 	int fd;
 
-	fd = ktrace_open_regular(path);
+	fd = kt_open_regular(path);
 	if (fd < 0)
 		return -1;
 	n = pread(fd, id, sizeof(id), 0);
@@ -280,11 +280,11 @@ int kt_ures_find_binary(const char *name, char **path,
 	int ret;
 
 	if (!name || !*name)
-		return ktrace_err_set(err, EINVAL, "no binary given");
+		return kt_err_set(err, EINVAL, "no binary given");
 	if (strchr(name, '/')) {
 		found = strdup(name);
 		if (!found)
-			return ktrace_err_set(err, ENOMEM, "out of memory");
+			return kt_err_set(err, ENOMEM, "out of memory");
 	} else if (looks_like_lib(name)) {
 		ret = kt_ures_ldcache_lookup(NULL, name, true, &found);
 		if (ret)
@@ -292,7 +292,7 @@ int kt_ures_find_binary(const char *name, char **path,
 		if (ret)
 			ret = lookup_path_env(name, &found);
 		if (ret)
-			return ktrace_err_set(err, ENOENT,
+			return kt_err_set(err, ENOENT,
 				"library '%s' not found in /etc/ld.so.cache, the standard library directories or $PATH",
 				name);
 	} else {
@@ -300,15 +300,15 @@ int kt_ures_find_binary(const char *name, char **path,
 		if (ret)
 			ret = kt_ures_ldcache_lookup(NULL, name, true, &found);
 		if (ret)
-			return ktrace_err_set(err, ENOENT,
+			return kt_err_set(err, ENOENT,
 				"'%s' not found in $PATH (give a path to use another file)",
 				name);
 	}
 	real = realpath(found, NULL);
 	if (!real) {
 		ret = errno;
-		ktrace_err_set(err, ret, "cannot resolve '%s': %s", found,
-			       strerror(ret));
+		kt_err_set(err, ret, "cannot resolve '%s': %s", found,
+			   strerror(ret));
 		free(found);
 		return -ret;
 	}
@@ -326,7 +326,7 @@ struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 
 	ur = calloc(1, sizeof(*ur));
 	if (!ur) {
-		ktrace_err_set(err, ENOMEM, "out of memory");
+		kt_err_set(err, ENOMEM, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -334,50 +334,50 @@ struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 	ur->dw_fd = -1;
 	ret = kt_ures_find_binary(binary, &ur->path, err);
 	if (!ret && !ur->path) {
-		ktrace_err_set(err, ENOENT, "no binary found");
+		kt_err_set(err, ENOENT, "no binary found");
 		ret = -ENOENT;
 	}
 	if (ret)
 		goto fail;
 	elf_version(EV_CURRENT);
-	ur->fd = ktrace_open_regular(ur->path);
+	ur->fd = kt_open_regular(ur->path);
 	if (ur->fd < 0) {
 		ret = -errno;
 		if (ret == -KT_ENOTREG)
-			ktrace_err_set(err, ret, "'%s' is not a regular file",
-				       ur->path);
+			kt_err_set(err, ret, "'%s' is not a regular file",
+				   ur->path);
 		else
-			ktrace_err_set(err, ret, "cannot open '%s': %s",
-				       ur->path, strerror(-ret));
+			kt_err_set(err, ret, "cannot open '%s': %s",
+				   ur->path, strerror(-ret));
 		goto fail;
 	}
 	ur->elf = elf_begin(ur->fd, ELF_C_READ_MMAP, NULL);
 	if (!ur->elf || elf_kind(ur->elf) != ELF_K_ELF ||
 	    !gelf_getehdr(ur->elf, &ur->ehdr)) {
-		ret = ktrace_err_set(err, ENOEXEC, "'%s' is not an ELF file",
-				     ur->path);
+		ret = kt_err_set(err, ENOEXEC, "'%s' is not an ELF file",
+				 ur->path);
 		goto fail;
 	}
 	if (ur->ehdr.e_type != ET_EXEC && ur->ehdr.e_type != ET_DYN) {
-		ret = ktrace_err_set(err, ENOEXEC,
+		ret = kt_err_set(err, ENOEXEC,
 			"'%s' is neither an executable nor a shared library",
 			ur->path);
 		goto fail;
 	}
 	ret = kt_segs_read(&ur->segs, ur->elf);
 	if (ret == -ENOMEM) {
-		ktrace_err_set(err, ENOMEM, "out of memory");
+		kt_err_set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
 	if (ret) {
-		ret = ktrace_err_set(err, ENOEXEC,
-				     "'%s': cannot read program headers: %s",
-				     ur->path, elf_errmsg(-1));
+		ret = kt_err_set(err, ENOEXEC,
+				 "'%s': cannot read program headers: %s",
+				 ur->path, elf_errmsg(-1));
 		goto fail;
 	}
 	if (!ur->segs.n) {
-		ret = ktrace_err_set(err, ENOEXEC,
-				     "'%s' has no loadable segment", ur->path);
+		ret = kt_err_set(err, ENOEXEC,
+				 "'%s' has no loadable segment", ur->path);
 		goto fail;
 	}
 	return ur;
@@ -652,12 +652,12 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 
 	ret = load_syms(ur);
 	if (ret)
-		return ktrace_err_set(err, -ret, "'%s': cannot read symbols",
-				      ur->path);
+		return kt_err_set(err, -ret, "'%s': cannot read symbols",
+				  ur->path);
 	base = strdup(sym);
 	idx = calloc(ur->nsyms ? ur->nsyms : 1, sizeof(*idx));
 	if (!base || !idx) {
-		ret = ktrace_err_set(err, ENOMEM, "out of memory");
+		ret = kt_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
 	at = strchr(base, '@');
@@ -693,12 +693,12 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 			" (no .symtab: only exported functions are known)";
 
 		if (ver)
-			ret = ktrace_err_set(err, ENOENT,
+			ret = kt_err_set(err, ENOENT,
 				"no function '%s' with version '%s' in '%s'%s%s%s",
 				base, ver, ur->path, hint,
 				near ? "; did you mean: " : "", near ? near : "");
 		else
-			ret = ktrace_err_set(err, ENOENT,
+			ret = kt_err_set(err, ENOENT,
 				"no function '%s' in '%s'%s%s%s", base, ur->path,
 				hint, near ? "; did you mean: " : "",
 				near ? near : "");
@@ -735,7 +735,7 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 	if (nidx > 1) {
 		char *list = list_candidates(ur, idx, nidx);
 
-		ret = ktrace_err_set(err, EINVAL,
+		ret = kt_err_set(err, EINVAL,
 			"'%s' is ambiguous in '%s': %s", sym, ur->path,
 			list ? list : "several addresses");
 		free(list);
@@ -744,19 +744,19 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 	pick = &ur->syms[idx[0]];
 	size = pick->size;
 	if (add && !size) {
-		ret = ktrace_err_set(err, EINVAL,
+		ret = kt_err_set(err, EINVAL,
 			"'%s' has no size in the symbol table: cannot check offset +%lu",
 			sym, add);
 		goto out;
 	}
 	if (add && add >= size) {
-		ret = ktrace_err_set(err, ERANGE,
+		ret = kt_err_set(err, ERANGE,
 			"offset +%lu (0x%lx) is outside '%s', which is %lu bytes long",
 			add, add, sym, size);
 		goto out;
 	}
 	if (kt_segs_vaddr_to_off(&ur->segs, pick->addr + add, &off64)) {
-		ret = ktrace_err_set(err, ENOEXEC,
+		ret = kt_err_set(err, ENOEXEC,
 			"address 0x%lx of '%s' is not in a loadable segment of '%s'",
 			pick->addr + add, sym, ur->path);
 		goto out;

@@ -74,10 +74,10 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 	int ret = 0;
 
 	if (!r->perf)
-		return ktrace_err_set(err, EINVAL, "recording not open");
+		return kt_err_set(err, EINVAL, "recording not open");
 	r->kfw = kt_kfw_open(fd, 0);
 	if (!r->kfw)
-		return ktrace_err_set(err, errno, "cannot start the file: %m");
+		return kt_err_set(err, errno, "cannot start the file: %m");
 	if (!uname(&u))
 		ret |= kt_kfw_meta(r->kfw, "kernel", u.release);
 	ret |= kt_kfw_meta(r->kfw, "ktrace", KTRACE_VERSION);
@@ -123,7 +123,7 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 		}
 	}
 	if (ret)
-		return ktrace_err_set(err, EIO, "cannot write the file header");
+		return kt_err_set(err, EIO, "cannot write the file header");
 	r->sink = file_sink;
 	r->sink_ctx = r;
 	return 0;
@@ -269,20 +269,20 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	}
 	if (!r->kf) {
 		ret = errno;
-		ktrace_err_set(err, ret, ret == EINVAL ?
-			       "'%s' is not a ktrace recording (version 1)" :
-			       ret == EBADMSG ?
-			       "'%s' is damaged or truncated" :
-			       ret == KT_ENOTREG ?
-			       "'%s' is not a regular file" :
-			       "cannot read '%s': %m", path);
+		kt_err_set(err, ret, ret == EINVAL ?
+			   "'%s' is not a ktrace recording (version 1)" :
+			   ret == EBADMSG ?
+			   "'%s' is damaged or truncated" :
+			   ret == KT_ENOTREG ?
+			   "'%s' is not a regular file" :
+			   "cannot read '%s': %m", path);
 		goto fail;
 	}
 	fm = kt_kfile_formats(r->kf, &nf);
 	at = kt_kfile_attrs(r->kf, &na);
 	if (!na) {
 		ret = EBADMSG;
-		ktrace_err_set(err, ret, "'%s' records no event", path);
+		kt_err_set(err, ret, "'%s' records no event", path);
 		goto fail;
 	}
 	for (size_t i = 0; i < na; i++) {
@@ -297,7 +297,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 						     PERF_SAMPLE_IP |
 						     PERF_SAMPLE_PERIOD))) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret, "'%s': bad event table", path);
+			kt_err_set(err, ret, "'%s': bad event table", path);
 			goto fail;
 		}
 		r->sample_type = at[i].sample_type;
@@ -309,8 +309,8 @@ struct ktrace_record *ktrace_record_load(const char *path,
 			    kt_record_add_counter(r, at[i].name, ctype,
 						  cconfig) < 0) {
 				ret = EBADMSG;
-				ktrace_err_set(err, ret,
-					       "'%s': bad event table", path);
+				kt_err_set(err, ret,
+					   "'%s': bad event table", path);
 				goto fail;
 			}
 			continue;
@@ -320,14 +320,14 @@ struct ktrace_record *ktrace_record_load(const char *path,
 				f = &fm[j];
 		if (!f) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret, "'%s': no format for event %s",
-				       path, at[i].name);
+			kt_err_set(err, ret, "'%s': no format for event %s",
+				   path, at[i].name);
 			goto fail;
 		}
 		/* Names go into labels and JSON: the same rules as tracefs. */
-		if (ktrace_name_check(f->system) || ktrace_name_check(f->name)) {
+		if (kt_name_check(f->system) || kt_name_check(f->name)) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret, "'%s': bad event table", path);
+			kt_err_set(err, ret, "'%s': bad event table", path);
 			goto fail;
 		}
 		idx = kt_record_add_format(r, f->system, f->name, f->id,
@@ -335,22 +335,22 @@ struct ktrace_record *ktrace_record_load(const char *path,
 					   &why);
 		if (idx == -EBADMSG) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret,
-				       "'%s': the format of %s:%s is refused: %s",
-				       path, f->system, f->name, why);
+			kt_err_set(err, ret,
+				   "'%s': the format of %s:%s is refused: %s",
+				   path, f->system, f->name, why);
 			goto fail;
 		}
 		if (idx >= 0 && !fields_sane(r->ev[idx].te)) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret, "'%s': bad format for %s:%s",
-				       path, f->system, f->name);
+			kt_err_set(err, ret, "'%s': bad format for %s:%s",
+				   path, f->system, f->name);
 			goto fail;
 		}
 		if (idx < 0) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret,
-				       "'%s': cannot parse the format of %s:%s",
-				       path, f->system, f->name);
+			kt_err_set(err, ret,
+				   "'%s': cannot parse the format of %s:%s",
+				   path, f->system, f->name);
 			goto fail;
 		}
 	}
@@ -364,7 +364,7 @@ struct ktrace_record *ktrace_record_load(const char *path,
 	for (size_t i = 0; i < ni; i++) {
 		if (ids[i].attr >= na) {
 			ret = EBADMSG;
-			ktrace_err_set(err, ret, "'%s': bad id table", path);
+			kt_err_set(err, ret, "'%s': bad id table", path);
 			goto fail;
 		}
 		idv[i] = ids[i].id;

@@ -9,6 +9,7 @@
 #include <trace-seq.h>
 
 #include "base/internal.h"
+#include "base/json.h"
 #include "record/record.h"
 
 static void seq_sink(void *ctx, const char *p, size_t n)

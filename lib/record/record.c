@@ -76,11 +76,6 @@ static int id_event(const struct ktrace_record *r, uint64_t id)
 	return -1;
 }
 
-int ktrace_ring_pages_parse(const char *s, size_t *pages)
-{
-	return kt_perf_parse_pages(s, pages);
-}
-
 struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs)
 {
 	struct ktrace_record *r = calloc(1, sizeof(*r));
@@ -270,20 +265,20 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 
 	if (!c && !kt_counter_lookup(event, &type, &config)) {
 		if (filter)
-			return ktrace_err_set(err, EINVAL,
-					      "'%s' is a sampling event: it takes no --filter",
-					      event);
+			return kt_err_set(err, EINVAL,
+					  "'%s' is a sampling event: it takes no --filter",
+					  event);
 		ret = kt_record_add_counter(r, event, type, config);
-		return ret < 0 ? ktrace_err_set(err, -ret, "out of memory") :
+		return ret < 0 ? kt_err_set(err, -ret, "out of memory") :
 				 ret;
 	}
 	if (!c) {
 		char list[512];
 
 		kt_counter_list(list, sizeof(list));
-		return ktrace_err_set(err, EINVAL,
-				      "bad event '%s': expected SYSTEM:EVENT or a sampling event (%s)",
-				      event, list);
+		return kt_err_set(err, EINVAL,
+				  "bad event '%s': expected SYSTEM:EVENT or a sampling event (%s)",
+				  event, list);
 	}
 	sys = strndup(event, c - event);
 	name = strdup(c + 1);
@@ -291,8 +286,8 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (ktrace_name_check(sys) || ktrace_name_check(name)) {
-		ret = ktrace_err_set(err, EINVAL, "bad event name '%s'", event);
+	if (kt_name_check(sys) || kt_name_check(name)) {
+		ret = kt_err_set(err, EINVAL, "bad event name '%s'", event);
 		goto out;
 	}
 	dir = kt_path("%s/events/%s/%s", r->tfs->dir, sys, name);
@@ -302,8 +297,8 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 	}
 	buf = kt_read_at(dir, "id", NULL);
 	if (!buf) {
-		ret = ktrace_err_set(err, errno == ENOENT ? ENOENT : errno,
-				     "no such event '%s'", event);
+		ret = kt_err_set(err, errno == ENOENT ? ENOENT : errno,
+				 "no such event '%s'", event);
 		free(dir);
 		goto out;
 	}
@@ -312,15 +307,15 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 	buf = kt_read_at(dir, "format", &len);
 	free(dir);
 	if (!buf) {
-		ret = ktrace_err_set(err, errno, "cannot read format of '%s': %m",
-				     event);
+		ret = kt_err_set(err, errno, "cannot read format of '%s': %m",
+				 event);
 		goto out;
 	}
 	ret = kt_record_add_format(r, sys, name, id, buf, len, false, &why);
 	free(buf);
 	if (ret < 0) {
-		ktrace_err_set(err, -ret, "cannot parse the format of '%s'",
-			       event);
+		kt_err_set(err, -ret, "cannot parse the format of '%s'",
+			   event);
 		goto out;
 	}
 	te = r->ev[ret].te;
@@ -439,7 +434,7 @@ int ktrace_record_open(struct ktrace_record *r,
 	int *evs, n, ret, max_cpu = 0;
 
 	if (!r->nev)
-		return ktrace_err_set(err, EINVAL, "no event to record");
+		return kt_err_set(err, EINVAL, "no event to record");
 	pe = calloc(r->nev, sizeof(*pe));
 	if (!pe)
 		return -ENOMEM;
@@ -471,14 +466,14 @@ int ktrace_record_open(struct ktrace_record *r,
 		po.regs_user = kt_arch_perf_regs_mask(arch);
 		if (!po.regs_user) {
 			free(pe);
-			return ktrace_err_set(err, EOPNOTSUPP,
-					      "DWARF unwinding is not supported on this architecture (use --call-graph fp)");
+			return kt_err_set(err, EOPNOTSUPP,
+					  "DWARF unwinding is not supported on this architecture (use --call-graph fp)");
 		}
 		if (opts->dwarf_stack % 8 || opts->dwarf_stack > 65528) {
 			free(pe);
-			return ktrace_err_set(err, EINVAL,
-					      "bad DWARF stack size %u: a multiple of 8, at most 65528",
-					      opts->dwarf_stack);
+			return kt_err_set(err, EINVAL,
+					  "bad DWARF stack size %u: a multiple of 8, at most 65528",
+					  opts->dwarf_stack);
 		}
 		po.stack_user = opts->dwarf_stack;
 		r->uw_regs_mask = po.regs_user;
@@ -499,12 +494,12 @@ int ktrace_record_open(struct ktrace_record *r,
 		    fail.event < r->nev) {
 			const struct rec_event *e = &r->ev[fail.event];
 
-			ktrace_err_set(err, -ret,
-				       "the kernel refused the filter for %s:%s: %s",
-				       e->system, e->name,
-				       ret == -EINVAL ?
-				       "a field, operator or value it does not accept (note: syscall arguments are unsigned)" :
-				       strerror(-ret));
+			kt_err_set(err, -ret,
+				   "the kernel refused the filter for %s:%s: %s",
+				   e->system, e->name,
+				   ret == -EINVAL ?
+				   "a field, operator or value it does not accept (note: syscall arguments are unsigned)" :
+				   strerror(-ret));
 			if (err)
 				err->input = strdup(e->filter);
 			return ret;
@@ -514,9 +509,9 @@ int ktrace_record_open(struct ktrace_record *r,
 		    (r->ev[fail.event].type == PERF_TYPE_HARDWARE ||
 		     r->ev[fail.event].type == PERF_TYPE_HW_CACHE) &&
 		    kt_counter_unsupported(-ret))
-			return ktrace_err_set(err, -ret,
-					      "cannot record '%s': this machine has no hardware performance counters (no PMU); software events work: cpu-clock, task-clock, page-faults...",
-					      r->ev[fail.event].name);
+			return kt_err_set(err, -ret,
+					  "cannot record '%s': this machine has no hardware performance counters (no PMU); software events work: cpu-clock, task-clock, page-faults...",
+					  r->ev[fail.event].name);
 		if (fail.stage == KT_PERF_STAGE_OPEN && opts->cpus &&
 		    fail.cpu >= 0 && (ret == -EINVAL || ret == -ENODEV ||
 				      ret == -ENXIO)) {
@@ -525,9 +520,9 @@ int ktrace_record_open(struct ktrace_record *r,
 
 			if (online)
 				online[strcspn(online, "\n")] = '\0';
-			ktrace_err_set(err, -ret,
-				       "cannot record on CPU %d: it is not online (online CPUs: %s)",
-				       fail.cpu, online ? online : "?");
+			kt_err_set(err, -ret,
+				   "cannot record on CPU %d: it is not online (online CPUs: %s)",
+				   fail.cpu, online ? online : "?");
 			free(online);
 			return ret;
 		}
@@ -535,7 +530,7 @@ int ktrace_record_open(struct ktrace_record *r,
 		for (char *p = advice; *p; p++)
 			if (*p == '\n')
 				*p = ' ';
-		return ktrace_err_set(err, -ret, "%s", advice);
+		return kt_err_set(err, -ret, "%s", advice);
 	}
 	/* The merge reads the rings' records; everything after it sees
 	 * them rewritten without the stack copies. */

@@ -301,8 +301,8 @@ static void ubin_load(struct ubin *b)
 	elf_version(EV_CURRENT);
 	/* Paths may come from an untrusted file: regular files only, and
 	 * never block on a FIFO or a device. The vdso: ktrace's own. */
-	fd = ktrace_open_regular(strcmp(b->path, KT_VDSO_NAME) ? b->path :
-				 kt_vdso_path() ? kt_vdso_path() : "");
+	fd = kt_open_regular(strcmp(b->path, KT_VDSO_NAME) ? b->path :
+			     kt_vdso_path() ? kt_vdso_path() : "");
 	if (fd < 0) {
 		kt_symtab_sort(&b->syms);
 		return;

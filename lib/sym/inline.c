@@ -27,7 +27,7 @@ struct kt_dwarf_file {
 /* The file at path, its name for libdw (which frees it); -1 when none. */
 static int open_debug(const char *path, char **name)
 {
-	int fd = ktrace_open_regular(path);
+	int fd = kt_open_regular(path);
 
 	if (fd < 0)
 		return -1;
@@ -42,7 +42,7 @@ static int open_debug(const char *path, char **name)
 /* The build-id of the ELF file at path equals id[n]. */
 static bool has_build_id(const char *path, const void *id, ssize_t n)
 {
-	int fd = ktrace_open_regular(path);
+	int fd = kt_open_regular(path);
 	const void *fid;
 	bool same = false;
 	Elf *e;

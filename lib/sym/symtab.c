@@ -221,7 +221,7 @@ bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf)
  * 0 or -errno (or what fn stopped with). */
 static int add_file(kt_elf_sym_fn fn, void *arg, const char *path)
 {
-	int fd = ktrace_open_regular(path), ret = -EINVAL;
+	int fd = kt_open_regular(path), ret = -EINVAL;
 	Elf *e;
 
 	if (fd < 0)
@@ -255,7 +255,7 @@ static int64_t file_crc32(const char *path)
 	const uint32_t *table = crc_table;
 	unsigned char buf[65536];
 	uint32_t crc = 0xffffffff;
-	int fd = ktrace_open_regular(path);
+	int fd = kt_open_regular(path);
 	ssize_t n;
 
 	if (fd < 0)

@@ -400,14 +400,14 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 		char s[257];
 
 		if (!c) {
-			any = ktrace_glob_match(g, sys, "");
+			any = kt_glob_match(g, sys, "");
 			continue;
 		}
 		if ((size_t)(c - g) >= sizeof(s))
 			continue;
 		memcpy(s, g, c - g);
 		s[c - g] = '\0';
-		any = ktrace_glob_match(c == g ? "*" : s, sys, "");
+		any = kt_glob_match(c == g ? "*" : s, sys, "");
 	}
 	if (!any)
 		goto out;
@@ -444,7 +444,7 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 			free(q);
 		}
 		for (int i = 0; i < nglobs; i++) {
-			if (ktrace_glob_match(globs[i], sys, d->d_name)) {
+			if (kt_glob_match(globs[i], sys, d->d_name)) {
 				match = true;
 				if (hits)
 					hits[i]++;
@@ -522,7 +522,7 @@ static int read_available(struct ktrace_events *evs, const char *const *globs,
 			continue;
 		*ev = '\0';
 		for (int i = 0; i < nglobs; i++) {
-			if (ktrace_glob_match(globs[i], line, ev + 1)) {
+			if (kt_glob_match(globs[i], line, ev + 1)) {
 				match = true;
 				if (hits)
 					hits[i]++;
@@ -550,7 +550,7 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 	if (hits)
 		memset(hits, 0, nglobs * sizeof(*hits));
 	for (int i = 0; i < nglobs; i++) {
-		if (ktrace_glob_check(globs[i])) {
+		if (kt_glob_check(globs[i])) {
 			errno = EINVAL;
 			return NULL;
 		}

@@ -104,8 +104,8 @@ int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
 			if (c)
 				pos = c - (l2 + 1);
 		}
-		ret = ktrace_err_set(err, EINVAL, "bad filter for %s: %s", what,
-				     nl ? nl + 1 : msg);
+		ret = kt_err_set(err, EINVAL, "bad filter for %s: %s", what,
+				 nl ? nl + 1 : msg);
 		/* libtracefs points past an unknown field: under it instead */
 		if (strstr(nl ? nl + 1 : msg, "field not valid")) {
 			int f = unknown_field(te, expr);
@@ -114,7 +114,7 @@ int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
 				pos = f;
 		}
 	} else {
-		ret = ktrace_err_set(err, EINVAL, "bad filter for %s", what);
+		ret = kt_err_set(err, EINVAL, "bad filter for %s", what);
 	}
 	if (err) {
 		err->input = strdup(expr);

@@ -34,7 +34,7 @@ struct ktrace_inst *ktrace_inst_open(struct ktrace_tfs *tfs, const char *name,
 	struct stat st;
 	int saved;
 
-	if (name && ktrace_name_check(name)) {
+	if (name && kt_name_check(name)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -157,7 +157,7 @@ int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
 	char *p;
 	int ret;
 
-	if (ktrace_name_check(sys) || ktrace_name_check(ev))
+	if (kt_name_check(sys) || kt_name_check(ev))
 		return -EINVAL;
 	p = kt_path("%s/events/%s/%s/%s", inst->dir, sys, ev, file);
 	if (!p)
@@ -252,7 +252,7 @@ static int split_event(const char *spec, char **sys, char **ev)
 		*sys = *ev = NULL;
 		return -ENOMEM;
 	}
-	if (ktrace_name_check(*sys) || ktrace_name_check(*ev)) {
+	if (kt_name_check(*sys) || kt_name_check(*ev)) {
 		free(*sys);
 		free(*ev);
 		*sys = *ev = NULL;
@@ -300,12 +300,12 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 	free(p);
 	if (!buf) {
 		if (errno == ENOENT)
-			return ktrace_err_set(err, ENOENT,
-					      "no such event '%s:%s'", sys, ev);
-		return ktrace_err_set(err, errno,
-				      "cannot read the format of '%s:%s': %m%s",
-				      sys, ev, errno == EACCES || errno == EPERM ?
-				      " (run as root)" : "");
+			return kt_err_set(err, ENOENT,
+					  "no such event '%s:%s'", sys, ev);
+		return kt_err_set(err, errno,
+				  "cannot read the format of '%s:%s': %m%s",
+				  sys, ev, errno == EACCES || errno == EPERM ?
+				  " (run as root)" : "");
 	}
 	tep = tep_alloc();
 	if (!tep) {
@@ -328,13 +328,13 @@ int ktrace_inst_filter_set(struct ktrace_inst *inst, const char *event,
 
 	ret = split_event(event, &sys, &ev);
 	if (ret)
-		return ktrace_err_set(err, -ret,
-				      "bad event name '%s': expected SYSTEM:EVENT",
-				      event);
+		return kt_err_set(err, -ret,
+				  "bad event name '%s': expected SYSTEM:EVENT",
+				  event);
 	if (expr && strchr(expr, '\n')) {
-		ret = ktrace_err_set(err, EINVAL,
-				     "a filter is one line: newline in '%s'",
-				     event);
+		ret = kt_err_set(err, EINVAL,
+				 "a filter is one line: newline in '%s'",
+				 event);
 		goto out;
 	}
 	if (expr) {
@@ -344,23 +344,23 @@ int ktrace_inst_filter_set(struct ktrace_inst *inst, const char *event,
 	}
 	ret = filter_read(inst, sys, ev, &old);
 	if (ret) {
-		ret = ktrace_err_set(err, -ret, "no such event '%s'", event);
+		ret = kt_err_set(err, -ret, "no such event '%s'", event);
 		goto out;
 	}
 	if (!expr) {
 		ret = kt_event_file_write(inst, sys, ev, "filter", "0");
 		if (ret)
-			ktrace_err_set(err, -ret, "cannot clear filter of %s: %s",
-				       event, strerror(-ret));
+			kt_err_set(err, -ret, "cannot clear filter of %s: %s",
+				   event, strerror(-ret));
 		goto out;
 	}
-	ktrace_errlog_clear(inst->tfs, inst);
+	kt_errlog_clear(inst->tfs, inst);
 	ret = kt_event_file_write(inst, sys, ev, "filter", expr);
 	if (!ret)
 		goto out;
-	klog = ktrace_errlog_read(inst->tfs, inst, &cmd, &pos);
-	ktrace_err_set(err, -ret, "kernel refused filter for %s: %s", event,
-		       klog ? klog : strerror(-ret));
+	klog = kt_errlog_read(inst->tfs, inst, &cmd, &pos);
+	kt_err_set(err, -ret, "kernel refused filter for %s: %s", event,
+		   klog ? klog : strerror(-ret));
 	if (err) {
 		err->klog = klog;
 		err->input = strdup(expr);
@@ -537,7 +537,7 @@ int ktrace_inst_reset(struct ktrace_inst *inst)
 	return first;
 }
 
-int ktrace_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst)
+int kt_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst)
 {
 	char *p = kt_path("%s/error_log", inst ? inst->dir : tfs->dir);
 	int ret;
@@ -549,8 +549,8 @@ int ktrace_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst)
 	return ret;
 }
 
-char *ktrace_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
-			 char **command, int *pos)
+char *kt_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
+		     char **command, int *pos)
 {
 	char *buf, *last = NULL, *line, *msg = NULL, *cmd, *caret;
 	const char *tag = "Command: ";

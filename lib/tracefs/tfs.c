@@ -122,7 +122,7 @@ const char *ktrace_tfs_dir(const struct ktrace_tfs *tfs)
 	return tfs->dir;
 }
 
-int ktrace_name_check(const char *name)
+int kt_name_check(const char *name)
 {
 	size_t len;
 
@@ -143,7 +143,7 @@ int ktrace_name_check(const char *name)
 	return 0;
 }
 
-int ktrace_glob_check(const char *pattern)
+int kt_glob_check(const char *pattern)
 {
 	int depth = 0, colons = 0;
 
@@ -171,8 +171,8 @@ int ktrace_glob_check(const char *pattern)
 	return 0;
 }
 
-bool ktrace_glob_match(const char *pattern, const char *system,
-		       const char *event)
+bool kt_glob_match(const char *pattern, const char *system,
+		   const char *event)
 {
 	const char *colon = strchr(pattern, ':');
 	char sys[257];
@@ -214,7 +214,7 @@ int kt_state_write(struct ktrace_tfs *tfs, const char *kind,
 	char *p;
 	int ret;
 
-	if (ktrace_name_check(name))
+	if (kt_name_check(name))
 		return -EINVAL;
 	if (mkdir(tfs->state_dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
@@ -233,7 +233,7 @@ char *kt_state_read(struct ktrace_tfs *tfs, const char *kind,
 {
 	char *p, *text;
 
-	if (ktrace_name_check(name))
+	if (kt_name_check(name))
 		return NULL;
 	p = state_marker(tfs, kind, name);
 	if (!p)
@@ -256,7 +256,7 @@ int kt_state_list(struct ktrace_tfs *tfs, const char *kind,
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, kind, klen) &&
 		    de->d_name[klen] == '.' && de->d_name[klen + 1] &&
-		    !ktrace_name_check(de->d_name + klen + 1))
+		    !kt_name_check(de->d_name + klen + 1))
 			fn(tfs, de->d_name + klen + 1, ctx);
 	closedir(d);
 	return 0;
@@ -272,7 +272,7 @@ bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name)
 	char *p;
 	bool ret;
 
-	if (ktrace_name_check(name))
+	if (kt_name_check(name))
 		return false;
 	p = state_marker(tfs, kind, name);
 	if (!p)
@@ -285,7 +285,7 @@ bool kt_state_has(struct ktrace_tfs *tfs, const char *kind, const char *name)
 void kt_state_unmark(struct ktrace_tfs *tfs, const char *kind,
 		     const char *name)
 {
-	char *p = ktrace_name_check(name) ? NULL :
+	char *p = kt_name_check(name) ? NULL :
 		  state_marker(tfs, kind, name);
 
 	if (p)

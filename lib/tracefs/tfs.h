@@ -29,6 +29,31 @@ struct ktrace_inst {
 };
 
 /*
+ * Names given by users (systems, events, groups, instances) are checked
+ * before any path is built: [A-Za-z0-9_][A-Za-z0-9_.-]* without "..",
+ * at most 64 characters. Returns 0 or -EINVAL.
+ */
+int kt_name_check(const char *name);
+/* fnmatch() of pattern against "system:event" with ktrace's rules: a
+ * pattern without ':' matches a whole system ("irq" == "irq:*") or, when it
+ * has no wildcard, an event of that exact name in any system
+ * ("irq_handler_entry" == "*:irq_handler_entry"). */
+bool kt_glob_match(const char *pattern, const char *system, const char *event);
+/* Is the glob well-formed (no '/', balanced brackets, allowed chars)?
+ * 0 or -EINVAL. */
+int kt_glob_check(const char *pattern);
+
+/*
+ * Clear the kernel's error_log (of inst, NULL: top). Then, after a refused
+ * write, kt_errlog_read() returns the last message and the caret column
+ * within the command the kernel echoed (pos), or NULL when there is none.
+ * The returned strings are malloc'ed; the caller frees them.
+ */
+int kt_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst);
+char *kt_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
+		     char **command, int *pos);
+
+/*
  * What ktrace made in a tree is remembered in its state dir
  * (KTRACE_STATE_DIR) as KIND.NAME: "instance" (instances to remove on
  * reset), "group" (probe groups made with -g). 0 or -errno / true if so.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the capture loop record, stat and top share (cmd/capture.c). */
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -135,6 +136,37 @@ static void test_duration(void **state)
 	assert_true(s.rounds > 1);
 }
 
+static void test_parse_pages(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(kt_ring_pages_parse("256", &n), 0);
+	assert_int_equal(n, 256);
+	/* pages: a power of two, as the usage says; sizes round up */
+	assert_int_equal(kt_ring_pages_parse("100", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("3", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("1", &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(kt_ring_pages_parse("12K", &n), 0);
+	assert_int_equal(n, page == 4096 ? 4 : 1);
+	assert_int_equal(kt_ring_pages_parse("4M", &n), 0);
+	assert_int_equal(n, (4 << 20) / page);
+	assert_int_equal(kt_ring_pages_parse("512k", &n), 0);
+	assert_int_equal(n, (512 << 10) / page);
+	assert_int_equal(kt_ring_pages_parse("1KiB", &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(kt_ring_pages_parse("0", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("-4", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("4X", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("4Mx", &n), -EINVAL);
+	assert_int_equal(kt_ring_pages_parse("2G", &n), -ERANGE);
+	assert_int_equal(kt_ring_pages_parse("99999999999999999999", &n),
+			 -ERANGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_parse_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

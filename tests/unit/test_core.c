@@ -31,46 +31,46 @@ static int teardown(void **state)
 static void test_name_check(void **state)
 {
 	(void)state;
-	assert_int_equal(ktrace_name_check("sched_switch"), 0);
-	assert_int_equal(ktrace_name_check("probe_libc"), 0);
-	assert_int_equal(ktrace_name_check("my-inst.1"), 0);
-	assert_int_not_equal(ktrace_name_check(""), 0);
-	assert_int_not_equal(ktrace_name_check(".."), 0);
-	assert_int_not_equal(ktrace_name_check("../x"), 0);
-	assert_int_not_equal(ktrace_name_check("a/b"), 0);
-	assert_int_not_equal(ktrace_name_check("a b"), 0);
-	assert_int_not_equal(ktrace_name_check("a;rm"), 0);
-	assert_int_not_equal(ktrace_name_check("$(x)"), 0);
-	assert_int_not_equal(ktrace_name_check("x..y"), 0);
-	assert_int_not_equal(ktrace_name_check(".hidden"), 0);
-	assert_int_not_equal(ktrace_name_check(NULL), 0);
-	assert_int_not_equal(ktrace_name_check(
+	assert_int_equal(kt_name_check("sched_switch"), 0);
+	assert_int_equal(kt_name_check("probe_libc"), 0);
+	assert_int_equal(kt_name_check("my-inst.1"), 0);
+	assert_int_not_equal(kt_name_check(""), 0);
+	assert_int_not_equal(kt_name_check(".."), 0);
+	assert_int_not_equal(kt_name_check("../x"), 0);
+	assert_int_not_equal(kt_name_check("a/b"), 0);
+	assert_int_not_equal(kt_name_check("a b"), 0);
+	assert_int_not_equal(kt_name_check("a;rm"), 0);
+	assert_int_not_equal(kt_name_check("$(x)"), 0);
+	assert_int_not_equal(kt_name_check("x..y"), 0);
+	assert_int_not_equal(kt_name_check(".hidden"), 0);
+	assert_int_not_equal(kt_name_check(NULL), 0);
+	assert_int_not_equal(kt_name_check(
 		"a123456789012345678901234567890123456789012345678901234567890123456789"), 0);
 }
 
 static void test_glob(void **state)
 {
 	(void)state;
-	assert_true(ktrace_glob_match("irq:*", "irq", "softirq_entry"));
-	assert_true(ktrace_glob_match("irq", "irq", "softirq_entry"));
-	assert_false(ktrace_glob_match("irq", "irq_vectors", "x"));
+	assert_true(kt_glob_match("irq:*", "irq", "softirq_entry"));
+	assert_true(kt_glob_match("irq", "irq", "softirq_entry"));
+	assert_false(kt_glob_match("irq", "irq_vectors", "x"));
 	/* a bare exact name is also an event name, as perf list takes it */
-	assert_true(ktrace_glob_match("irq_handler_entry", "irq", "irq_handler_entry"));
-	assert_false(ktrace_glob_match("irq_handler_*", "irq", "irq_handler_entry"));
-	assert_false(ktrace_glob_match("irq_handler", "irq", "irq_handler_entry"));
-	assert_true(ktrace_glob_match("*:*open*", "syscalls", "sys_enter_openat"));
-	assert_false(ktrace_glob_match("*:*open*", "sched", "sched_switch"));
-	assert_true(ktrace_glob_match("sched:sched_[sw]*", "sched", "sched_wakeup"));
-	assert_false(ktrace_glob_match("sched:sched_switch", "sched", "sched_switch_x"));
-	assert_true(ktrace_glob_match(":sched_switch", "sched", "sched_switch"));
-	assert_int_equal(ktrace_glob_check("irq:*"), 0);
-	assert_int_equal(ktrace_glob_check("*:*open*"), 0);
-	assert_int_not_equal(ktrace_glob_check("../*"), 0);
-	assert_int_not_equal(ktrace_glob_check("a/b"), 0);
-	assert_int_not_equal(ktrace_glob_check("a:b:c"), 0);
-	assert_int_not_equal(ktrace_glob_check("irq:[abc"), 0);
-	assert_int_not_equal(ktrace_glob_check("irq; rm -rf"), 0);
-	assert_int_not_equal(ktrace_glob_check(""), 0);
+	assert_true(kt_glob_match("irq_handler_entry", "irq", "irq_handler_entry"));
+	assert_false(kt_glob_match("irq_handler_*", "irq", "irq_handler_entry"));
+	assert_false(kt_glob_match("irq_handler", "irq", "irq_handler_entry"));
+	assert_true(kt_glob_match("*:*open*", "syscalls", "sys_enter_openat"));
+	assert_false(kt_glob_match("*:*open*", "sched", "sched_switch"));
+	assert_true(kt_glob_match("sched:sched_[sw]*", "sched", "sched_wakeup"));
+	assert_false(kt_glob_match("sched:sched_switch", "sched", "sched_switch_x"));
+	assert_true(kt_glob_match(":sched_switch", "sched", "sched_switch"));
+	assert_int_equal(kt_glob_check("irq:*"), 0);
+	assert_int_equal(kt_glob_check("*:*open*"), 0);
+	assert_int_not_equal(kt_glob_check("../*"), 0);
+	assert_int_not_equal(kt_glob_check("a/b"), 0);
+	assert_int_not_equal(kt_glob_check("a:b:c"), 0);
+	assert_int_not_equal(kt_glob_check("irq:[abc"), 0);
+	assert_int_not_equal(kt_glob_check("irq; rm -rf"), 0);
+	assert_int_not_equal(kt_glob_check(""), 0);
 }
 
 static void test_events_list(void **state)
@@ -507,15 +507,15 @@ static void test_errlog_parse(void **state)
 	      "  Command: p:ktrace/x do_sys_open f=+0(%zz):string\n"
 	      "                                       ^\n", f);
 	fclose(f);
-	msg = ktrace_errlog_read(tfs, NULL, &cmd, &pos);
+	msg = kt_errlog_read(tfs, NULL, &cmd, &pos);
 	assert_string_equal(msg, "trace_kprobe: error: Invalid fetch argument");
 	assert_string_equal(cmd, "p:ktrace/x do_sys_open f=+0(%zz):string");
 	assert_int_equal(pos, 28);
 	assert_int_equal(cmd[pos], '%');
 	free(msg);
 	free(cmd);
-	assert_int_equal(ktrace_errlog_clear(tfs, NULL), 0);
-	assert_null(ktrace_errlog_read(tfs, NULL, &cmd, &pos));
+	assert_int_equal(kt_errlog_clear(tfs, NULL), 0);
+	assert_null(kt_errlog_read(tfs, NULL, &cmd, &pos));
 	assert_int_equal(pos, -1);
 	ktrace_tfs_free(tfs);
 }

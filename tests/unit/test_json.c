@@ -11,12 +11,13 @@
 
 #include "ktrace.h"
 #include "base/internal.h"
+#include "base/json.h"
 
 struct mem {
 	char *buf;
 	size_t len;
 	FILE *f;
-	struct ktrace_json *j;
+	struct kt_json *j;
 };
 
 static void mem_open(struct mem *m)
@@ -25,14 +26,14 @@ static void mem_open(struct mem *m)
 	m->len = 0;
 	m->f = open_memstream(&m->buf, &m->len);
 	assert_non_null(m->f);
-	m->j = ktrace_json_alloc(m->f);
+	m->j = kt_json_alloc(m->f);
 	assert_non_null(m->j);
 }
 
 /* Free the writer (closing what is open) and compare the text. */
 static void mem_expect(struct mem *m, const char *want)
 {
-	assert_int_equal(ktrace_json_free(m->j), 0);
+	assert_int_equal(kt_json_free(m->j), 0);
 	fclose(m->f);
 	assert_string_equal(m->buf, want);
 	free(m->buf);
@@ -44,22 +45,22 @@ static void test_nesting(void **state)
 
 	(void)state;
 	mem_open(&m);
-	ktrace_json_object_begin(m.j);
-	ktrace_json_key(m.j, "a");
-	ktrace_json_int(m.j, -3);
-	ktrace_json_key(m.j, "b");
-	ktrace_json_array_begin(m.j);
-	ktrace_json_uint(m.j, 18446744073709551615ull);
-	ktrace_json_bool(m.j, true);
-	ktrace_json_null(m.j);
-	ktrace_json_string(m.j, NULL);
-	ktrace_json_array_end(m.j);
-	ktrace_json_key(m.j, "c");
-	ktrace_json_object_begin(m.j);
-	ktrace_json_object_end(m.j);
-	ktrace_json_key(m.j, "d");
-	ktrace_json_double(m.j, 0.5);
-	ktrace_json_object_end(m.j);
+	kt_json_object_begin(m.j);
+	kt_json_key(m.j, "a");
+	kt_json_int(m.j, -3);
+	kt_json_key(m.j, "b");
+	kt_json_array_begin(m.j);
+	kt_json_uint(m.j, 18446744073709551615ull);
+	kt_json_bool(m.j, true);
+	kt_json_null(m.j);
+	kt_json_string(m.j, NULL);
+	kt_json_array_end(m.j);
+	kt_json_key(m.j, "c");
+	kt_json_object_begin(m.j);
+	kt_json_object_end(m.j);
+	kt_json_key(m.j, "d");
+	kt_json_double(m.j, 0.5);
+	kt_json_object_end(m.j);
 	mem_expect(&m, "{\"a\": -3, \"b\": [18446744073709551615, true, null, null], \"c\": {}, \"d\": 0.5}\n");
 }
 
@@ -69,19 +70,19 @@ static void test_top_array_lines(void **state)
 
 	(void)state;
 	mem_open(&m);
-	ktrace_json_array_begin(m.j);
-	ktrace_json_array_end(m.j);
+	kt_json_array_begin(m.j);
+	kt_json_array_end(m.j);
 	mem_expect(&m, "[]\n");
 
 	mem_open(&m);
-	ktrace_json_array_begin(m.j);
+	kt_json_array_begin(m.j);
 	for (int i = 0; i < 2; i++) {
-		ktrace_json_object_begin(m.j);
-		ktrace_json_key(m.j, "i");
-		ktrace_json_int(m.j, i);
-		ktrace_json_object_end(m.j);
+		kt_json_object_begin(m.j);
+		kt_json_key(m.j, "i");
+		kt_json_int(m.j, i);
+		kt_json_object_end(m.j);
 	}
-	ktrace_json_array_end(m.j);
+	kt_json_array_end(m.j);
 	mem_expect(&m, "[\n{\"i\": 0},\n{\"i\": 1}\n]\n");
 }
 
@@ -93,33 +94,33 @@ static void test_decimal_raw_long_arrays(void **state)
 
 	(void)state;
 	mem_open(&m);
-	ktrace_json_set_long_arrays(m.j, true);
-	ktrace_json_object_begin(m.j);
-	ktrace_json_key(m.j, "e");
-	ktrace_json_array_begin(m.j);
-	ktrace_json_decimal(m.j, 10254100036491ll, 3);
-	ktrace_json_decimal(m.j, -5, 3);
-	ktrace_json_decimal(m.j, 7, 0);
-	ktrace_json_array_begin(m.j);	/* deeper: on one line */
-	ktrace_json_raw(m.j, "{\"x\": 1}", 8);
-	ktrace_json_raw(m.j, "[]", 2);
-	ktrace_json_array_end(m.j);
-	ktrace_json_array_end(m.j);
-	ktrace_json_key(m.j, "n");
-	ktrace_json_array_begin(m.j);
-	ktrace_json_array_end(m.j);
-	ktrace_json_object_end(m.j);
+	kt_json_set_long_arrays(m.j, true);
+	kt_json_object_begin(m.j);
+	kt_json_key(m.j, "e");
+	kt_json_array_begin(m.j);
+	kt_json_decimal(m.j, 10254100036491ll, 3);
+	kt_json_decimal(m.j, -5, 3);
+	kt_json_decimal(m.j, 7, 0);
+	kt_json_array_begin(m.j);	/* deeper: on one line */
+	kt_json_raw(m.j, "{\"x\": 1}", 8);
+	kt_json_raw(m.j, "[]", 2);
+	kt_json_array_end(m.j);
+	kt_json_array_end(m.j);
+	kt_json_key(m.j, "n");
+	kt_json_array_begin(m.j);
+	kt_json_array_end(m.j);
+	kt_json_object_end(m.j);
 	mem_expect(&m, "{\"e\": [\n10254100036.491,\n-0.005,\n7,\n[{\"x\": 1}, []]\n], \"n\": []}\n");
 
 	/* off (the default): the same object on one line */
 	mem_open(&m);
-	ktrace_json_object_begin(m.j);
-	ktrace_json_key(m.j, "e");
-	ktrace_json_array_begin(m.j);
-	ktrace_json_decimal(m.j, 1000, 3);
-	ktrace_json_decimal(m.j, 1, 3);
-	ktrace_json_array_end(m.j);
-	ktrace_json_object_end(m.j);
+	kt_json_object_begin(m.j);
+	kt_json_key(m.j, "e");
+	kt_json_array_begin(m.j);
+	kt_json_decimal(m.j, 1000, 3);
+	kt_json_decimal(m.j, 1, 3);
+	kt_json_array_end(m.j);
+	kt_json_object_end(m.j);
 	mem_expect(&m, "{\"e\": [1.000, 0.001]}\n");
 }
 
@@ -130,18 +131,18 @@ static void test_close_all(void **state)
 	(void)state;
 	/* cut short: a key without its value, two levels open */
 	mem_open(&m);
-	ktrace_json_array_begin(m.j);
-	ktrace_json_object_begin(m.j);
-	ktrace_json_key(m.j, "x");
-	assert_true(ktrace_json_in_object(m.j));
+	kt_json_array_begin(m.j);
+	kt_json_object_begin(m.j);
+	kt_json_key(m.j, "x");
+	assert_true(kt_json_in_object(m.j));
 	mem_expect(&m, "[\n{\"x\": null}\n]\n");
 
 	/* documents one after the other: one per line */
 	mem_open(&m);
-	ktrace_json_object_begin(m.j);
-	ktrace_json_object_end(m.j);
-	ktrace_json_object_begin(m.j);
-	ktrace_json_object_end(m.j);
+	kt_json_object_begin(m.j);
+	kt_json_object_end(m.j);
+	kt_json_object_begin(m.j);
+	kt_json_object_end(m.j);
 	mem_expect(&m, "{}\n{}\n");
 }
 
@@ -152,12 +153,12 @@ static void test_escaping(void **state)
 
 	(void)state;
 	mem_open(&m);
-	ktrace_json_string(m.j, "q\" b\\ n\n t\t c\x01 del\x7f");
+	kt_json_string(m.j, "q\" b\\ n\n t\t c\x01 del\x7f");
 	mem_expect(&m, "\"q\\\" b\\\\ n\\n t\\t c\\u0001 del\\u007f\"\n");
 
 	/* UTF-8 kept; bytes that are not UTF-8 become \u00XX */
 	mem_open(&m);
-	ktrace_json_string(m.j, "\xc3\xa9 \xe2\x82\xac \xff \xc3 \xed\xa0\x80 \xc0\xaf");
+	kt_json_string(m.j, "\xc3\xa9 \xe2\x82\xac \xff \xc3 \xed\xa0\x80 \xc0\xaf");
 	mem_expect(&m, "\"\xc3\xa9 \xe2\x82\xac \\u00ff \\u00c3 \\u00ed\\u00a0\\u0080 \\u00c0\\u00af\"\n");
 
 	/* longer than the escaper's buffer, multi-byte sequences across it */
@@ -166,8 +167,8 @@ static void test_escaping(void **state)
 	for (size_t i = 0; i + 2 < sizeof(big); i += 2)
 		memcpy(big + i, "\xc3\xa9", 2);
 	big[sizeof(big) - 1] = '\0';
-	ktrace_json_string(m.j, big);
-	assert_int_equal(ktrace_json_free(m.j), 0);
+	kt_json_string(m.j, big);
+	assert_int_equal(kt_json_free(m.j), 0);
 	fclose(m.f);
 	assert_int_equal(m.len, 1 + 2998 + 1 + 1);
 	assert_memory_equal(m.buf + 1, big, 2998);

@@ -535,35 +535,11 @@ static void test_counters(void **state)
 	kt_counters_free(c);
 }
 
-static void test_parse_pages(void **state)
+static void test_default_pages(void **state)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(kt_perf_parse_pages("256", &n), 0);
-	assert_int_equal(n, 256);
-	/* pages: a power of two, as the usage says; sizes round up */
-	assert_int_equal(kt_perf_parse_pages("100", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("3", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("1", &n), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(kt_perf_parse_pages("12K", &n), 0);
-	assert_int_equal(n, page == 4096 ? 4 : 1);
-	assert_int_equal(kt_perf_parse_pages("4M", &n), 0);
-	assert_int_equal(n, (4 << 20) / page);
-	assert_int_equal(kt_perf_parse_pages("512k", &n), 0);
-	assert_int_equal(n, (512 << 10) / page);
-	assert_int_equal(kt_perf_parse_pages("1KiB", &n), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(kt_perf_parse_pages("0", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("-4", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("4X", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("4Mx", &n), -EINVAL);
-	assert_int_equal(kt_perf_parse_pages("2G", &n), -ERANGE);
-	assert_int_equal(kt_perf_parse_pages("99999999999999999999", &n),
-			 -ERANGE);
 	assert_int_equal(kt_perf_default_pages() * page,
 			 KT_PERF_DEFAULT_RING_BYTES);
 }
@@ -592,7 +568,7 @@ static void test_advice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_pages),
+		cmocka_unit_test(test_default_pages),
 		cmocka_unit_test(test_advice),
 		cmocka_unit_test(test_getppid_1000),
 		cmocka_unit_test(test_filter),
