@@ -23,28 +23,33 @@ Q := $(if $(filter 1,$(V)),,@)
 PKGS := libtracefs libtraceevent libdw libelf libbpf liblzma
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
-# The ktrace binary is one static PIE (ASLR kept): every library, libc
-# too, from the -dev packages' .a files. Each shared object loaded at start
-# costs time that `ktrace list` cannot spare: seven of them took ~0.5 ms of
-# its ~2.5 ms, and loading libc alone (ld.so, its relocations) ~0.1 ms of
-# ~1.4 ms, against ~1.5 ms for all of `trace-cmd list -e`. The price: a
-# glibc security update reaches ktrace when it is rebuilt. The C++
-# demangler comes from libstdc++.a (-u: nothing else names it), so that
-# the binary never dlopen()s (lib/sym/demangle.c). ld still warns that
-# dlopen is linked: libtraceevent's plugin loader, libdw's debuginfod
-# client and demangle.c's fallback name it, and ktrace reaches none of them
-# (debug files are found by lib/sym, never through debuginfod; tested).
-# STATIC_DEPS=0 links everything dynamically (check-asan does: the
-# sanitizers need it).
-STATIC_DEPS ?= 1
 # ktrace top draws its screen with ncurses (only the CLI links it).
 CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw)
-ifeq ($(STATIC_DEPS),1)
-KTRACE_LIBS := -static-pie -ltracefs -ltraceevent -lbpf -ldw -lelf -lz \
-	-llzma -lbz2 $(CURSES_LIBS) -Wl,-u,__cxa_demangle -lstdc++ -pthread
-else
-KTRACE_LIBS := $(PKG_LIBS) $(CURSES_LIBS)
-endif
+# The ktrace binary links libktrace in from libktrace.a (as perf links
+# libperf.a: the CLI calls library internals that libktrace.so does not
+# export) and, by default, every other library shared, glibc included, as
+# perf, trace-cmd and bpftrace ship: a security update of a library
+# reaches ktrace without a rebuild. The C++ demangler is not linked:
+# lib/sym/demangle.c dlopen()s libstdc++ at the first C++ name, so that
+# `ktrace list` does not load it at every start.
+#
+# STATIC=1 links one static PIE instead (ASLR kept): one file to copy to a
+# machine without the libraries (the VM tier boots it; `make ktrace-static`
+# builds it as $(B)/static/ktrace beside the default one). Its libraries
+# are the -dev packages' .a files, as `pkg-config --static` names them;
+# added by hand only what pkg-config does not say: -static-pie itself, and
+# libstdc++.a for the demangler (-u: nothing else names it), so that the
+# binary never dlopen()s (a second libc). ld still warns that dlopen is
+# linked: libtraceevent's plugin loader, libdw's debuginfod client and
+# demangle.c's fallback name it, and ktrace reaches none of them (debug
+# files are found by lib/sym, never through debuginfod; tested). Both link
+# the same objects (PIE: -fPIE below); the link flags are tracked apart
+# ($(B)/link-flags), so switching STATIC relinks ktrace only.
+STATIC ?= 0
+DYNAMIC_LIBS := $(PKG_LIBS) $(CURSES_LIBS)
+STATIC_LIBS := -static-pie $(shell $(PKG_CONFIG) --static --libs $(PKGS) ncursesw) \
+	-Wl,-u,__cxa_demangle -lstdc++
+KTRACE_LIBS := $(if $(filter 1,$(STATIC)),$(STATIC_LIBS),$(DYNAMIC_LIBS))
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -54,7 +59,7 @@ VERSION := $(shell sed -n 's/^\#define KTRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) *\
 SOVERSION := 0
 GIT_VERSION := $(shell git describe --always --dirty --match 'v*' 2>/dev/null)
 FULL_VERSION := $(VERSION)$(if $(GIT_VERSION), (git $(GIT_VERSION)))
-KT_CFLAGS := -std=gnu11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
+KT_CFLAGS := -std=gnu11 -fPIE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
 	-D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd \
 	-I$(B)/gen $(PKG_CFLAGS)
 # Header dependencies come from the compiler (-MMD -MP, build/**/*.d).
@@ -74,7 +79,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 .PHONY: all clean install uninstall FORCE check-docs check check-unit check-integration check-vm \
 	check-static analyze check-unused check-exports targets examples bench \
-	check-fuzz fuzz check-asan arm64
+	check-fuzz fuzz check-asan arm64 ktrace-static
 
 all: ktrace $(SHLIB)
 
@@ -87,6 +92,13 @@ $(B)/flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(subst ','\'',$(FLAGS_NOW))' | cmp -s - $@ || \
 		echo '$(subst ','\'',$(FLAGS_NOW))' >$@
+# The same for the link of the ktrace binaries (STATIC, pkg-config's
+# answers): a change relinks them and rebuilds nothing else.
+LINK_NOW := $(KTRACE_LIBS) | $(STATIC_LIBS)
+$(B)/link-flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(subst ','\'',$(LINK_NOW))' | cmp -s - $@ || \
+		echo '$(subst ','\'',$(LINK_NOW))' >$@
 FORCE:
 
 # The git version for ktrace --version, in a header only cmd/ktrace.c
@@ -139,16 +151,24 @@ $(B)/libktrace-cmd.a: $(CMD_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(KTRACE_BIN): $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
-	$(CC) $(CFLAGS) -o $@ $^ $(KTRACE_LIBS) $(LDFLAGS)
+KTRACE_OBJS := $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
+$(KTRACE_BIN): $(KTRACE_OBJS) $(B)/link-flags
+	$(CC) $(CFLAGS) -o $@ $(KTRACE_OBJS) $(KTRACE_LIBS) $(LDFLAGS)
+
+# The static binary beside the default one (same objects), whatever STATIC
+# says: what the VM tier copies into its initramfs and
+# tests/integration/t_static.sh checks.
+ktrace-static: $(B)/static/ktrace
+$(B)/static/ktrace: $(KTRACE_OBJS) $(B)/link-flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(KTRACE_OBJS) $(STATIC_LIBS) $(LDFLAGS)
 
 # Unit tests: each tests/unit/test_X.c is one cmocka binary, linked with the
 # CLI objects too so that commands can be called in-process.
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libktrace-cmd.a $(B)/libktrace.a $(B)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KT_CFLAGS) $(CMOCKA_CFLAGS) $(DEP_FLAGS) -Itests/unit -o $@ $< \
-		$(B)/libktrace-cmd.a $(B)/libktrace.a $(PKG_LIBS) $(CURSES_LIBS) \
-		$(CMOCKA_LIBS)
+		$(B)/libktrace-cmd.a $(B)/libktrace.a $(DYNAMIC_LIBS) $(CMOCKA_LIBS)
 
 # Programs the tests trace. Built with debuginfo, no optimisation games;
 # chain is built as Debian builds its binaries (-O2, no frame pointers).
@@ -187,22 +207,23 @@ check-unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
 check-integration: ktrace targets examples $(SHLIB)
-	@KT_WERROR=$(WERROR) tests/integration/run.sh
+	@KT_WERROR=$(WERROR) KT_STATIC=$(STATIC) tests/integration/run.sh
 
-# ktrace and the test targets cross-built for arm64 (the arm64 -dev
-# packages and the cross compiler come from scripts/deps.sh), for the VM
-# tier's arm64 kernels.
+# ktrace (static: one file for the initramfs) and the test targets
+# cross-built for arm64 (the arm64 -dev packages and the cross compiler
+# come from `scripts/deps.sh vm`), for the VM tier's arm64 kernels.
 ARM64_PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 arm64:
 	$(Q)PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) $(MAKE) -s B=$(B)/arm64 \
-		KTRACE_BIN=$(B)/arm64/ktrace CC=aarch64-linux-gnu-gcc \
+		KTRACE_BIN=$(B)/arm64/ktrace STATIC=1 CC=aarch64-linux-gnu-gcc \
 		CXX=aarch64-linux-gnu-g++ WERROR=$(WERROR) \
 		$(B)/arm64/ktrace $(TARGET_BINS:$(B)/%=$(B)/arm64/%) \
 		$(B)/arm64/tests/integration/fmtcheck_all
 
-# Debian's 6.1 and 6.12 kernels for x86-64 and arm64 under qemu (TCG).
+# Debian's 6.1 and 6.12 kernels for x86-64 and arm64 under qemu (TCG),
+# booting the static ktrace (the dynamic one is the other tiers').
 VM_KERNELS ?= arm64-6.1 arm64-6.12 6.1 6.12
-check-vm: ktrace targets $(if $(findstring arm64,$(VM_KERNELS)),arm64)
+check-vm: ktrace-static targets $(if $(findstring arm64,$(VM_KERNELS)),arm64)
 	@KTRACE_VM_KERNELS="$(VM_KERNELS)" tests/vm/run.sh
 
 # Static checks: clang's analyzer finds nothing, no function of lib/ is
@@ -291,12 +312,13 @@ fuzz:
 # error stops the process and fails its test). Leaks are reported in the
 # unit tier (libtraceevent's and libtracefs's own are suppressed); the
 # integration tier kills processes on purpose, so it looks for memory
-# errors only.
+# errors only. Linked dynamically whatever STATIC says: the sanitizers'
+# runtimes are shared libraries.
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
 ASAN_UNIT := $(UNIT_SRCS:%.c=$(B)/asan/%)
 check-asan: targets examples $(SHLIB)
-	$(Q)$(MAKE) -s B=$(B)/asan KTRACE_BIN=$(B)/asan/ktrace STATIC_DEPS=0 \
+	$(Q)$(MAKE) -s B=$(B)/asan KTRACE_BIN=$(B)/asan/ktrace STATIC=0 \
 		CFLAGS="$(ASAN_FLAGS)" WERROR=$(WERROR) \
 		$(B)/asan/ktrace $(ASAN_UNIT) $(B)/asan/tests/integration/fmtcheck_all
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -330,7 +352,7 @@ install: ktrace $(SHLIB) $(B)/install/libktrace.a
 	install -m 0644 $(B)/install/libktrace.a $(DESTDIR)$(LIBDIR)/libktrace.a
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
-		lib/libktrace.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc
+		-e 's|@REQUIRES_PRIVATE@|$(PKGS)|' lib/libktrace.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc
 	install -m 0644 probes/*.probe $(DESTDIR)$(DATADIR)/ktrace/probes/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.3 $(DESTDIR)$(MANDIR)/man3/

@@ -42,20 +42,28 @@ t_install_destdir_and_use_it() {
 	mkdir -p $src && cp examples/hello_trace.c $src/
 	export PKG_CONFIG_PATH=$D/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
 	flags=$(pkg-config --cflags --libs libktrace) || fail "pkg-config libktrace" || return 1
-	expect_eq "pkg-config" "$(echo $flags)" "-I$D/usr/include -L$D/usr/lib -lktrace" || return 1
+	# a shared link names libktrace alone (its DT_NEEDED bring the rest);
+	# --cflags may add the dependencies' include directories
+	expect_eq "pkg-config --libs" "$(pkg-config --libs libktrace | xargs)" "-L$D/usr/lib -lktrace" || return 1
+	case " $flags " in *" -I$D/usr/include "*) ;; *) fail "pkg-config --cflags: $flags"; return 1 ;; esac
 	(cd $src && cc -Wall -Werror -o hello hello_trace.c $flags) >$RT.cc 2>&1 ||
 		fail "out-of-tree build: $(head -5 $RT.cc)" || return 1
 	readelf -d $src/hello | grep -q 'NEEDED.*\[libktrace.so.0\]' || fail "not linked to libktrace.so.0" || return 1
 	LD_LIBRARY_PATH=$D/usr/lib $src/hello 'sched:sched_process_exec' syscalls:sys_enter_getppid 3 >$RT.out 2>&1 ||
 		fail "hello_trace (shared): $(tail -3 $RT.out)" || return 1
 	expect_eq "records printed" "$(grep -c 'syscalls:sys_enter_getppid:' $RT.out)" 3 || return 1
-	# and the static library, with the dependencies pkg-config names
-	(cd $src && cc -o hello_static hello_trace.c $(pkg-config --cflags libktrace) \
-		$D/usr/lib/libktrace.a $(pkg-config --libs --static libktrace | sed 's/-lktrace//')) >$RT.cc 2>&1 ||
-		fail "static build: $(head -5 $RT.cc)" || return 1
-	readelf -d $src/hello_static | grep -q libktrace && { fail "static build needs libktrace.so"; return 1; }
+	# and all static (libc too), with nothing but what pkg-config --static
+	# names (Requires.private: libktrace's dependencies and theirs)
+	slibs=$(pkg-config --static --libs libktrace) || fail "pkg-config --static" || return 1
+	for l in -lktrace -ltracefs -ltraceevent -ldw -lelf -lbpf -llzma -lz; do
+		case " $slibs " in *" $l "*) ;; *) fail "pkg-config --static --libs lacks $l: $slibs"; return 1 ;; esac
+	done
+	(cd $src && cc -static -o hello_static hello_trace.c $(pkg-config --cflags libktrace) $slibs) >$RT.cc 2>&1 ||
+		fail "static build: $(grep -v dlopen $RT.cc | head -5)" || return 1
+	readelf -d $src/hello_static 2>&1 | grep -q NEEDED && { fail "static build needs shared libraries"; return 1; }
 	$src/hello_static 'sched:sched_process_exec' syscalls:sys_enter_getppid 2 >$RT.out 2>&1 ||
 		fail "hello_trace (static): $(tail -3 $RT.out)" || return 1
+	expect_eq "records printed (static)" "$(grep -c 'syscalls:sys_enter_getppid:' $RT.out)" 2 || return 1
 	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 	# uninstall leaves nothing (but the directories)

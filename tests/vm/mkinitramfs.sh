@@ -6,9 +6,10 @@
 #   tests/vm/mkinitramfs.sh KTRACE_BINARY OUTPUT.cpio.gz
 #
 # Contents: busybox (from busybox-static, installed when missing), /init
-# (tests/vm/init.sh), the ktrace binary as /usr/bin/ktrace with all its
-# shared libraries (at the paths ldd gives, the loader at
-# /lib64/ld-linux-x86-64.so.2), /tests/lib.sh and /tests/t_*.sh, the test
+# (tests/vm/init.sh), the ktrace binary as /usr/bin/ktrace (static, from
+# make ktrace-static; a shared one comes with its libraries, at the paths
+# ldd gives, the loader at /lib64/ld-linux-x86-64.so.2), /tests/lib.sh and
+# /tests/t_*.sh, the test
 # target programs of build/tests/targets/ as /targets/NAME (and their
 # libraries), and probes/ as /usr/share/ktrace/probes (also /probes).
 # No kernel modules: the Debian kernels have all the VM needs built in.

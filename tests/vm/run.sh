@@ -13,7 +13,8 @@
 #   KTRACE_VM_TESTS     glob of the test scripts to run, default "t_*.sh"
 #   KTRACE_VM_JOBS      kernels booted at once, default 2
 #   KTRACE_VM_CACHE     kernel cache (see fetch-kernels.sh)
-#   KTRACE_BIN          ktrace binary, default ./ktrace at the repo root
+#   KTRACE_BIN          ktrace binary, default build/static/ktrace (make
+#                       ktrace-static: one file, no libraries to copy)
 #
 # Output: one line per result, "PASS <kernel> <test>" or
 # "FAIL <kernel> <test>: reason", then "N passed, N failed".  Serial console
@@ -33,7 +34,7 @@ test_timeout=${KTRACE_VM_TEST_TIMEOUT:-60}
 arm64_slowdown=3
 tests_glob=${KTRACE_VM_TESTS:-t_*.sh}
 jobs=${KTRACE_VM_JOBS:-2}
-ktrace=${KTRACE_BIN:-$top/ktrace}
+ktrace=${KTRACE_BIN:-$top/build/static/ktrace}
 # arm64 kernels ("arm64-6.1"...) boot with the cross-built ktrace and
 # targets (make arm64: build/arm64/).
 ktrace_arm64=${KTRACE_BIN_ARM64:-$top/build/arm64/ktrace}
