@@ -56,7 +56,7 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 # The release, from lib/ktrace.h's KTRACE_VERSION_* macros (one place),
 # and, built from git, the commit ("abc1234-dirty").
 VERSION := $(shell sed -n 's/^\#define KTRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' lib/ktrace.h | paste -sd.)
-SOVERSION := 0
+SOVERSION := 1
 GIT_VERSION := $(shell git describe --always --dirty --match 'v*' 2>/dev/null)
 FULL_VERSION := $(VERSION)$(if $(GIT_VERSION), (git $(GIT_VERSION)))
 KT_CFLAGS := -std=gnu11 -fPIE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \

@@ -4,6 +4,8 @@
 # the installed libktrace (shared and static), and make uninstall.
 
 RT=/tmp/ktrace-it-install
+# the soname's number, as the Makefile sets it
+SOV=$(sed -n 's/^SOVERSION := *//p' Makefile)
 
 t_install_destdir_and_use_it() {
 	local D=$RT.root src=$RT.src
@@ -12,7 +14,7 @@ t_install_destdir_and_use_it() {
 	make -s install PREFIX=/usr DESTDIR=$D WERROR=${KT_WERROR:-0} >$RT.log 2>&1 ||
 		fail "make install: $(tail -3 $RT.log)" || return 1
 	for f in bin/ktrace include/ktrace.h lib/libktrace.a lib/libktrace.so \
-		lib/libktrace.so.0 lib/pkgconfig/libktrace.pc \
+		lib/libktrace.so.$SOV lib/pkgconfig/libktrace.pc \
 		share/ktrace/probes/file-opens.probe share/man/man1/ktrace.1 \
 		share/man/man1/ktrace-record.1 share/man/man1/ktrace-top.1 \
 		share/man/man1/ktrace-disable.1 share/man/man3/libktrace.3 \
@@ -21,7 +23,7 @@ t_install_destdir_and_use_it() {
 		share/zsh/vendor-completions/_ktrace; do
 		[ -e $D/usr/$f ] || fail "not installed: /usr/$f" || return 1
 	done
-	expect_eq "soname" "$(readlink $D/usr/lib/libktrace.so.0)" "libktrace.so.$($KTRACE --json version | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')" || return 1
+	expect_eq "soname" "$(readlink $D/usr/lib/libktrace.so.$SOV)" "libktrace.so.$($KTRACE --json version | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')" || return 1
 	# the installed binary, run from elsewhere: its probe sets are found
 	# where it landed (PREFIX was not known when it was built)
 	(cd / && $D/usr/bin/ktrace probe sets) >$RT.sets 2>&1 || fail "probe sets: $(cat $RT.sets)" || return 1
@@ -48,7 +50,7 @@ t_install_destdir_and_use_it() {
 	case " $flags " in *" -I$D/usr/include "*) ;; *) fail "pkg-config --cflags: $flags"; return 1 ;; esac
 	(cd $src && cc -Wall -Werror -o hello hello_trace.c $flags) >$RT.cc 2>&1 ||
 		fail "out-of-tree build: $(head -5 $RT.cc)" || return 1
-	readelf -d $src/hello | grep -q 'NEEDED.*\[libktrace.so.0\]' || fail "not linked to libktrace.so.0" || return 1
+	readelf -d $src/hello | grep -q "NEEDED.*\\[libktrace.so.$SOV\\]" || fail "not linked to libktrace.so.$SOV" || return 1
 	LD_LIBRARY_PATH=$D/usr/lib $src/hello 'sched:sched_process_exec' syscalls:sys_enter_getppid 3 >$RT.out 2>&1 ||
 		fail "hello_trace (shared): $(tail -3 $RT.out)" || return 1
 	expect_eq "records printed" "$(grep -c 'syscalls:sys_enter_getppid:' $RT.out)" 3 || return 1
