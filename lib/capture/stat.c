@@ -50,7 +50,7 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 
 	if (kt_counter_lookup(name, &e.type, &e.config)) {
 		const char *c = strchr(name, ':');
-		char *sys, *buf, *rel;
+		char *sys, *buf;
 
 		if (!c) {
 			char list[512];
@@ -68,10 +68,8 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 			return kt_err_set(err, EINVAL,
 					  "bad event name '%s'", name);
 		}
-		rel = kt_path("events/%s/%s/id", sys, c + 1);
+		buf = kt_event_read(kt_tfs_top(st->tfs), sys, c + 1, "id", NULL);
 		free(sys);
-		buf = rel ? kt_read_at(st->tfs->dir, rel, NULL) : NULL;
-		free(rel);
 		if (!buf)
 			return kt_err_set(err, ENOENT, "no such event '%s'",
 					  name);

@@ -52,18 +52,16 @@ static char *defined_line(struct ktrace_tfs *tfs, const char *file,
  */
 static int dyn_write(struct ktrace_tfs *tfs, bool user, const char *line)
 {
-	char *path = kt_path_join(tfs->dir,
-				  user ? "uprobe_events" : "kprobe_events"), *cmd;
+	char *cmd;
 	int ret;
 
 	/* one line, as echo writes it */
-	if (!path || asprintf(&cmd, "%s\n", line) < 0) {
-		free(path);
+	if (asprintf(&cmd, "%s\n", line) < 0)
 		return -ENOMEM;
-	}
-	ret = kt_write_file(path, cmd, strlen(cmd), O_APPEND);
+	ret = kt_inst_write(kt_tfs_top(tfs),
+			    user ? "uprobe_events" : "kprobe_events", cmd,
+			    O_APPEND);
 	free(cmd);
-	free(path);
 	return ret;
 }
 
@@ -94,7 +92,7 @@ int ktrace_probe_undo(struct ktrace_probe *p, struct ktrace_tfs *tfs)
 
 static bool event_exists(struct ktrace_tfs *tfs, const char *g, const char *e)
 {
-	char *path = kt_path("%s/events/%s/%s", tfs->dir, g, e);
+	char *path = kt_event_path(kt_tfs_top(tfs), g, e, NULL);
 	struct stat st;
 	bool ret;
 
@@ -105,7 +103,7 @@ static bool event_exists(struct ktrace_tfs *tfs, const char *g, const char *e)
 
 static bool group_exists(struct ktrace_tfs *tfs, const char *g)
 {
-	char *path = kt_path("%s/events/%s", tfs->dir, g);
+	char *path = kt_event_path(kt_tfs_top(tfs), g, NULL, NULL);
 	bool ret = path && access(path, F_OK) == 0;
 
 	free(path);
@@ -125,7 +123,7 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	if (!p->user && !ktrace_tfs_has_kprobes(tfs))
 		return kt_probe_err(err, p->spec, p->lstart, EOPNOTSUPP,
 			    "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off)",
-			    tfs->dir);
+			    ktrace_tfs_dir(tfs));
 	if (event_exists(tfs, p->group, p->event)) {
 		if (!force)
 			return kt_probe_err(err, NULL, -1, EEXIST,
@@ -187,7 +185,8 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 static char *defined_line(struct ktrace_tfs *tfs, const char *file,
 			  const char *group, const char *event)
 {
-	char *buf = kt_read_at(tfs->dir, file, NULL), *line, *save = NULL;
+	char *buf = kt_inst_read(kt_tfs_top(tfs), file, NULL), *line;
+	char *save = NULL;
 	size_t gl = strlen(group), el = strlen(event);
 	char *found = NULL;
 
@@ -271,7 +270,8 @@ int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
 		/* removed only when its owner record proves it dead */
 		if (!kt_owner_dead(tfs, d->system))
 			continue;
-		kt_event_file_write_top(tfs, d->system, d->name, "enable", "0");
+		kt_event_write(kt_tfs_top(tfs), d->system, d->name, "enable",
+			       "0");
 		if (!ktrace_probe_destroy(tfs, d->system, d->name))
 			removed++;
 	}

@@ -49,7 +49,7 @@ static struct kresolve *res_kernel(struct ktrace_resolver *res)
 
 	if (res->kres)
 		return res->kres;
-	filt = kt_path("%s/available_filter_functions", res->tfs->dir);
+	filt = kt_inst_path(kt_tfs_top(res->tfs), "available_filter_functions");
 	res->kres = kt_kres_open(getenv("KTRACE_BTF"),
 				  getenv("KTRACE_KALLSYMS"), NULL, filt);
 	free(filt);
@@ -111,7 +111,8 @@ static char *args_to_regs(const char *expr)
  * tracefs README says so ("kernel return probes support: ... $arg<N>"). */
 static bool return_args_supported(struct ktrace_tfs *tfs)
 {
-	char *readme = tfs ? kt_read_at(tfs->dir, "README", NULL) : NULL;
+	char *readme = tfs ? kt_inst_read(kt_tfs_top(tfs), "README", NULL) :
+			     NULL;
 	const char *l = readme ? strstr(readme, "return probes support:") : NULL;
 	bool ok = false;
 

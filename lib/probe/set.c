@@ -148,8 +148,8 @@ int ktrace_probes_undo(struct ktrace_probes *ps)
 	/* this process's group is gone (or was never made): so is its
 	 * owner record */
 	if (!first && kt_owner_known(ps->tfs, ps->own_group)) {
-		char *dir = kt_path("%s/events/%s", ktrace_tfs_dir(ps->tfs),
-				    ps->own_group);
+		char *dir = kt_event_path(kt_tfs_top(ps->tfs), ps->own_group,
+					  NULL, NULL);
 
 		if (dir && access(dir, F_OK))
 			kt_owner_forget(ps->tfs, ps->own_group);

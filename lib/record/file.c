@@ -102,7 +102,7 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 	}
 	for (int i = 0; i < r->nr_ids; i++)
 		ret |= kt_kfw_id(r->kfw, r->ids[i].id, r->ids[i].event, -1);
-	hp = kt_read_at(r->tfs->dir, "events/header_page", NULL);
+	hp = kt_event_read(kt_tfs_top(r->tfs), NULL, NULL, "header_page", NULL);
 	if (hp) {
 		ret |= kt_kfw_header_page(r->kfw, hp);
 		free(hp);

@@ -256,7 +256,7 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 			    const char *filter, struct ktrace_err *err)
 {
 	const char *c = strchr(event, ':'), *why;
-	char *sys, *name, *dir, *buf;
+	char *sys, *name, *buf;
 	struct tep_event *te;
 	uint64_t config;
 	uint32_t type;
@@ -290,22 +290,15 @@ int ktrace_record_add_event(struct ktrace_record *r, const char *event,
 		ret = kt_err_set(err, EINVAL, "bad event name '%s'", event);
 		goto out;
 	}
-	dir = kt_path("%s/events/%s/%s", r->tfs->dir, sys, name);
-	if (!dir) {
-		ret = -errno;
-		goto out;
-	}
-	buf = kt_read_at(dir, "id", NULL);
+	buf = kt_event_read(kt_tfs_top(r->tfs), sys, name, "id", NULL);
 	if (!buf) {
 		ret = kt_err_set(err, errno == ENOENT ? ENOENT : errno,
 				 "no such event '%s'", event);
-		free(dir);
 		goto out;
 	}
 	id = atoi(buf);
 	free(buf);
-	buf = kt_read_at(dir, "format", &len);
-	free(dir);
+	buf = kt_event_read(kt_tfs_top(r->tfs), sys, name, "format", &len);
 	if (!buf) {
 		ret = kt_err_set(err, errno, "cannot read format of '%s': %m",
 				 event);

@@ -13,7 +13,7 @@
 #include <event-parse.h>
 
 #include "base/internal.h"
-#include "tracefs/tfs.h"
+#include "tracefs/tfs_priv.h"
 
 struct ev_key;
 
@@ -152,10 +152,10 @@ int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds)
 	int ret = 0;
 
 	memset(ds, 0, sizeof(*ds));
-	buf = kt_read_at(tfs->dir, "dynamic_events", NULL);
+	buf = kt_inst_read(&tfs->top, "dynamic_events", NULL);
 	all = buf != NULL;
 	if (!buf)
-		buf = kt_read_at(tfs->dir, "kprobe_events", NULL);
+		buf = kt_inst_read(&tfs->top, "kprobe_events", NULL);
 	if (buf) {
 		ret = dyn_parse(ds, buf, false);
 		free(buf);
@@ -166,7 +166,7 @@ int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds)
 		ambiguous = ds->v[i].kind == KTRACE_KIND_KPROBE ||
 			    ds->v[i].kind == KTRACE_KIND_KRETPROBE;
 	/* without dynamic_events, uprobes are in uprobe_events alone */
-	buf = ambiguous || !all ? kt_read_at(tfs->dir, "uprobe_events", NULL)
+	buf = ambiguous || !all ? kt_inst_read(&tfs->top, "uprobe_events", NULL)
 				: NULL;
 	if (buf) {
 		ret = dyn_parse(&up, buf, true);
@@ -382,11 +382,11 @@ static int names_add(struct ktrace_events *evs, const char *sys,
 	return key_push(evs, b->len - need, ls, ls + 1 + ln);
 }
 
-static int scan_system(struct ktrace_events *evs, const char *evdir,
-		       const char *sys, const char *const *globs, int nglobs,
-		       unsigned int *hits)
+static int scan_system(struct ktrace_events *evs, const char *sys,
+		       const char *const *globs, int nglobs, unsigned int *hits)
 {
-	char *p = kt_path_join(evdir, sys);
+	struct ktrace_inst *top = &evs->tfs->top;
+	char *p = kt_event_path(top, sys, NULL, NULL);
 	struct dirent *d;
 	bool any = nglobs == 0;
 	DIR *dir;
@@ -417,7 +417,7 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 	 * available_events.
 	 */
 	{
-		char *q = kt_path("%s/enable", p);
+		char *q = kt_event_path(top, sys, NULL, "enable");
 		bool skip = !q || access(q, F_OK);
 
 		free(q);
@@ -435,7 +435,8 @@ static int scan_system(struct ktrace_events *evs, const char *evdir,
 		if (d->d_name[0] == '.' || !is_dir_entry(d))
 			continue;
 		if (d->d_type == DT_UNKNOWN) {
-			char *q = kt_path("%s/%s/format", p, d->d_name);
+			char *q = kt_event_path(top, sys, d->d_name,
+						"format");
 
 			if (!q || access(q, F_OK)) {
 				free(q);
@@ -471,7 +472,7 @@ out:
 static int read_available(struct ktrace_events *evs, const char *const *globs,
 			  int nglobs, unsigned int *hits)
 {
-	char *path = kt_path_join(evs->tfs->dir, "available_events"), *buf;
+	char *path = kt_inst_path(&evs->tfs->top, "available_events"), *buf;
 	bool slashes;
 	size_t len;
 	int fd;
@@ -567,7 +568,7 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 		goto fail;
 	if (ret == 0) {
 		/* no available_events (an old or partial tree): walk it */
-		evdir = kt_path("%s/events", tfs->dir);
+		evdir = kt_event_path(&tfs->top, NULL, NULL, NULL);
 		dir = evdir ? opendir(evdir) : NULL;
 		if (!dir) {
 			ret = -errno;
@@ -577,8 +578,7 @@ struct ktrace_events *ktrace_events_alloc(struct ktrace_tfs *tfs,
 		while ((d = readdir(dir))) {
 			if (d->d_name[0] == '.' || !is_dir_entry(d))
 				continue;
-			ret = scan_system(evs, evdir, d->d_name, globs, nglobs,
-					  hits);
+			ret = scan_system(evs, d->d_name, globs, nglobs, hits);
 			if (ret)
 				break;
 		}
@@ -714,7 +714,8 @@ static int copy_fields(struct ktrace_event *e, struct tep_event *te)
 
 int ktrace_events_load_formats(struct ktrace_events *evs)
 {
-	char *p, *buf;
+	struct ktrace_inst *top = &evs->tfs->top;
+	char *buf;
 	size_t len;
 
 	if (!evs->tep) {
@@ -732,17 +733,14 @@ int ktrace_events_load_formats(struct ktrace_events *evs)
 		ktrace_events_get(evs, i);	/* fills *e */
 		if (e->fields)
 			continue;
-		p = kt_path("%s/events/%s/%s", evs->tfs->dir, e->system,
-			    e->name);
-		if (!p)
-			return -errno;
-		buf = kt_read_at(p, "id", NULL);
+		buf = kt_event_read(top, e->system, e->name, "id", NULL);
 		if (buf) {
 			e->id = atoi(buf);
 			free(buf);
+		} else if (errno == ENOMEM) {
+			return -ENOMEM;
 		}
-		buf = kt_read_at(p, "format", &len);
-		free(p);
+		buf = kt_event_read(top, e->system, e->name, "format", &len);
 		if (!buf)
 			continue;	/* unreadable format: listed without */
 		if (tep_parse_format(evs->tep, &te, buf, len, e->system) ==

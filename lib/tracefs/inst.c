@@ -14,7 +14,7 @@
 #include <tracefs.h>
 
 #include "base/internal.h"
-#include "tracefs/tfs.h"
+#include "tracefs/tfs_priv.h"
 
 /* The marker file saying ktrace created instance name; caller frees. */
 static int mark_owned(struct ktrace_tfs *tfs, const char *name)
@@ -120,7 +120,7 @@ int ktrace_inst_destroy(struct ktrace_inst *inst)
 
 char **ktrace_inst_list(struct ktrace_tfs *tfs)
 {
-	char *p = kt_path("%s/instances", tfs->dir);
+	char *p = kt_inst_path(&tfs->top, "instances");
 	char **v = NULL;
 	struct dirent *d;
 	size_t n = 0;
@@ -151,42 +151,13 @@ char **ktrace_inst_list(struct ktrace_tfs *tfs)
 	return v;
 }
 
-int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
-			const char *ev, const char *file, const char *val)
-{
-	char *p;
-	int ret;
-
-	if (kt_name_check(sys) || kt_name_check(ev))
-		return -EINVAL;
-	p = kt_path("%s/events/%s/%s/%s", inst->dir, sys, ev, file);
-	if (!p)
-		return -errno;
-	ret = kt_write_file(p, val, strlen(val), O_TRUNC);
-	free(p);
-	return ret;
-}
-
-int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
-			    const char *ev, const char *file, const char *val)
-{
-	struct ktrace_inst top = { .tfs = tfs, .dir = tfs->dir };
-
-	return kt_event_file_write(&top, sys, ev, file, val);
-}
-
 /* Is the event enabled in inst? -errno when unreadable. */
 static int event_enabled(struct ktrace_inst *inst, const char *sys,
 			 const char *ev)
 {
-	char *p = kt_path("%s/events/%s/%s/enable", inst->dir, sys, ev);
-	char *buf;
+	char *buf = kt_event_read(inst, sys, ev, "enable", NULL);
 	int ret;
 
-	if (!p)
-		return -errno;
-	buf = kt_read_file(p, NULL);
-	free(p);
 	if (!buf)
 		return -errno;
 	ret = buf[0] == '1';
@@ -216,7 +187,7 @@ int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 
 		if (cur == (int)on)
 			continue;	/* already as asked */
-		ret = kt_event_file_write(inst, e->system, e->name, "enable",
+		ret = kt_event_write(inst, e->system, e->name, "enable",
 					  on ? "1" : "0");
 		if (ret)
 			break;
@@ -228,7 +199,7 @@ int ktrace_inst_enable(struct ktrace_inst *inst, const char *const *globs,
 		const struct ktrace_event *e = ktrace_events_get(evs, i);
 
 		if (changed[i])
-			kt_event_file_write(inst, e->system, e->name, "enable",
+			kt_event_write(inst, e->system, e->name, "enable",
 					    on ? "0" : "1");
 	}
 	free(changed);
@@ -265,14 +236,9 @@ static int split_event(const char *spec, char **sys, char **ev)
 static int filter_read(struct ktrace_inst *inst, const char *sys,
 		       const char *ev, char **out)
 {
-	char *p = kt_path("%s/events/%s/%s/filter", inst->dir, sys, ev);
-	char *buf;
+	char *buf = kt_event_read(inst, sys, ev, "filter", NULL);
 
 	*out = NULL;
-	if (!p)
-		return -errno;
-	buf = kt_read_file(p, NULL);
-	free(p);
 	if (!buf)
 		return -errno;
 	buf[strcspn(buf, "\n")] = '\0';
@@ -289,15 +255,11 @@ static int verify_filter(struct ktrace_inst *inst, const char *sys,
 {
 	struct tep_handle *tep;
 	struct tep_event *te = NULL;
-	char *p, *buf, what[160];
+	char *buf, what[160];
 	size_t len;
 	int ret = 0;
 
-	p = kt_path("%s/events/%s/%s", inst->dir, sys, ev);
-	if (!p)
-		return -errno;
-	buf = kt_read_at(p, "format", &len);
-	free(p);
+	buf = kt_event_read(inst, sys, ev, "format", &len);
 	if (!buf) {
 		if (errno == ENOENT)
 			return kt_err_set(err, ENOENT,
@@ -348,14 +310,14 @@ int ktrace_inst_filter_set(struct ktrace_inst *inst, const char *event,
 		goto out;
 	}
 	if (!expr) {
-		ret = kt_event_file_write(inst, sys, ev, "filter", "0");
+		ret = kt_event_write(inst, sys, ev, "filter", "0");
 		if (ret)
 			kt_err_set(err, -ret, "cannot clear filter of %s: %s",
 				   event, strerror(-ret));
 		goto out;
 	}
 	kt_errlog_clear(inst->tfs, inst);
-	ret = kt_event_file_write(inst, sys, ev, "filter", expr);
+	ret = kt_event_write(inst, sys, ev, "filter", expr);
 	if (!ret)
 		goto out;
 	klog = kt_errlog_read(inst->tfs, inst, &cmd, &pos);
@@ -370,7 +332,7 @@ int ktrace_inst_filter_set(struct ktrace_inst *inst, const char *event,
 		free(klog);
 	}
 	/* The kernel swaps in the failed filter: put the old one back. */
-	kt_event_file_write(inst, sys, ev, "filter", old ? old : "0");
+	kt_event_write(inst, sys, ev, "filter", old ? old : "0");
 out:
 	free(cmd);
 	free(old);
@@ -379,9 +341,9 @@ out:
 	return ret;
 }
 
-static int read_long(const char *dir, const char *rel, long *out)
+static int read_long(struct ktrace_inst *inst, const char *file, long *out)
 {
-	char *buf = kt_read_at(dir, rel, NULL);
+	char *buf = kt_inst_read(inst, file, NULL);
 
 	if (!buf)
 		return -errno;
@@ -393,7 +355,7 @@ static int read_long(const char *dir, const char *rel, long *out)
 /* Every event of inst with a filter set: "sys:ev\tEXPR" entries. */
 static int collect_filters(struct ktrace_inst *inst, char ***out)
 {
-	char *evdir = kt_path("%s/events", inst->dir);
+	char *evdir = kt_event_path(inst, NULL, NULL, NULL);
 	struct dirent *s, *e;
 	size_t n = 0;
 	DIR *d1, *d2;
@@ -413,7 +375,7 @@ static int collect_filters(struct ktrace_inst *inst, char ***out)
 		if (s->d_name[0] == '.' ||
 		    (s->d_type != DT_DIR && s->d_type != DT_UNKNOWN))
 			continue;
-		sd = kt_path_join(evdir, s->d_name);
+		sd = kt_event_path(inst, s->d_name, NULL, NULL);
 		d2 = sd ? opendir(sd) : NULL;
 		if (!d2) {
 			free(sd);
@@ -458,16 +420,16 @@ int ktrace_inst_state_read(struct ktrace_inst *inst,
 	memset(st, 0, sizeof(*st));
 	st->name = inst->name ? strdup(inst->name) : NULL;
 	st->owned = inst->owned;
-	ret = read_long(inst->dir, "tracing_on", &on);
+	ret = read_long(inst, "tracing_on", &on);
 	if (ret)
 		return ret;
 	st->tracing_on = on;
-	if (read_long(inst->dir, "buffer_size_kb", &st->buffer_size_kb))
+	if (read_long(inst, "buffer_size_kb", &st->buffer_size_kb))
 		st->buffer_size_kb = -1;
 	st->enabled = calloc(1, sizeof(char *));
 	if (!st->enabled)
 		return -ENOMEM;
-	buf = kt_read_at(inst->dir, "set_event", NULL);
+	buf = kt_inst_read(inst, "set_event", NULL);
 	if (!buf)
 		return -errno;
 	for (line = strtok_r(buf, "\n", &save); line;
@@ -515,7 +477,7 @@ int ktrace_inst_reset(struct ktrace_inst *inst)
 
 		if (split_event(*e, &sys, &ev))
 			continue;
-		ret = kt_event_file_write(inst, sys, ev, "enable", "0");
+		ret = kt_event_write(inst, sys, ev, "enable", "0");
 		if (ret && !first)
 			first = ret;
 		free(sys);
@@ -527,7 +489,7 @@ int ktrace_inst_reset(struct ktrace_inst *inst)
 		(*f)[strcspn(*f, "\t")] = '\0';
 		if (split_event(*f, &sys, &ev))
 			continue;
-		ret = kt_event_file_write(inst, sys, ev, "filter", "0");
+		ret = kt_event_write(inst, sys, ev, "filter", "0");
 		if (ret && !first)
 			first = ret;
 		free(sys);
@@ -539,14 +501,7 @@ int ktrace_inst_reset(struct ktrace_inst *inst)
 
 int kt_errlog_clear(struct ktrace_tfs *tfs, struct ktrace_inst *inst)
 {
-	char *p = kt_path("%s/error_log", inst ? inst->dir : tfs->dir);
-	int ret;
-
-	if (!p)
-		return -errno;
-	ret = kt_write_file(p, "", 0, O_TRUNC);
-	free(p);
-	return ret;
+	return kt_inst_write(inst ? inst : &tfs->top, "error_log", "", O_TRUNC);
 }
 
 char *kt_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
@@ -559,7 +514,7 @@ char *kt_errlog_read(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
 		*command = NULL;
 	if (pos)
 		*pos = -1;
-	buf = kt_read_at(inst ? inst->dir : tfs->dir, "error_log", NULL);
+	buf = kt_inst_read(inst ? inst : &tfs->top, "error_log", NULL);
 	if (!buf)
 		return NULL;
 	/* Entries start with "[timestamp] "; the last one is ours. */

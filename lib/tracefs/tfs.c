@@ -3,7 +3,9 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <mntent.h>
 #include <stdio.h>
@@ -14,10 +16,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include <tracefs.h>
-
 #include "base/internal.h"
-#include "tracefs/tfs.h"
+#include "tracefs/tfs_priv.h"
 
 #define KT_TRACEFS_DEFAULT "/sys/kernel/tracing"
 #define KT_STATE_DEFAULT "/run/ktrace"
@@ -97,6 +97,7 @@ struct ktrace_tfs *ktrace_tfs_open(const char *dir)
 	tfs->dir = locate(dir);
 	if (!tfs->dir)
 		goto fail;
+	tfs->top = (struct ktrace_inst){ .tfs = tfs, .dir = tfs->dir };
 	tfs->state_dir = strdup(state && *state ? state : KT_STATE_DEFAULT);
 	if (!tfs->state_dir)
 		goto fail;
@@ -120,6 +121,118 @@ void ktrace_tfs_free(struct ktrace_tfs *tfs)
 const char *ktrace_tfs_dir(const struct ktrace_tfs *tfs)
 {
 	return tfs->dir;
+}
+
+struct ktrace_inst *kt_tfs_top(struct ktrace_tfs *tfs)
+{
+	return &tfs->top;
+}
+
+/* A name that cannot leave its directory. */
+static bool stays_in(const char *name)
+{
+	return *name && strcmp(name, ".") && strcmp(name, "..") &&
+	       !strchr(name, '/');
+}
+
+/*
+ * dir and the parts that are not NULL, joined by '/'. No printf: a
+ * listing with formats asks for two files of every event.
+ */
+static char *join(const char *dir, const char *const *part, int n)
+{
+	size_t len[4], total = strlen(dir), off;
+	char *p;
+
+	for (int i = 0; i < n; i++) {
+		len[i] = part[i] ? strlen(part[i]) : 0;
+		total += part[i] ? 1 + len[i] : 0;
+	}
+	if (total >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	p = malloc(total + 1);
+	if (!p)
+		return NULL;
+	off = strlen(dir);
+	memcpy(p, dir, off);
+	for (int i = 0; i < n; i++) {
+		if (!part[i])
+			continue;
+		p[off++] = '/';
+		memcpy(p + off, part[i], len[i]);
+		off += len[i];
+	}
+	p[off] = '\0';
+	return p;
+}
+
+char *kt_inst_path(const struct ktrace_inst *inst, const char *file)
+{
+	return join(inst->dir, &file, 1);
+}
+
+char *kt_event_path(const struct ktrace_inst *inst, const char *sys,
+		    const char *ev, const char *file)
+{
+	const char *part[4] = { "events", sys, ev, file };
+
+	if ((ev && !sys) || (sys && !stays_in(sys)) || (ev && !stays_in(ev))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return join(inst->dir, part, 4);
+}
+
+char *kt_inst_read(const struct ktrace_inst *inst, const char *file,
+		   size_t *len)
+{
+	return kt_read_at(inst->dir, file, len);
+}
+
+char *kt_event_read(const struct ktrace_inst *inst, const char *sys,
+		    const char *ev, const char *file, size_t *len)
+{
+	char *p = kt_event_path(inst, sys, ev, file), *ret;
+	int saved;
+
+	if (!p)
+		return NULL;
+	ret = kt_read_file(p, len);
+	saved = errno;
+	free(p);
+	errno = saved;
+	return ret;
+}
+
+int kt_inst_write(const struct ktrace_inst *inst, const char *file,
+		  const char *val, int flags)
+{
+	char *p = kt_inst_path(inst, file);
+	int ret;
+
+	if (!p)
+		return -errno;
+	ret = kt_write_file(p, val, strlen(val), flags);
+	free(p);
+	return ret;
+}
+
+int kt_event_write(const struct ktrace_inst *inst, const char *sys,
+		   const char *ev, const char *file, const char *val)
+{
+	char *p;
+	int ret;
+
+	if (kt_name_check(sys) || kt_name_check(ev))
+		return -EINVAL;
+	p = kt_event_path(inst, sys, ev, file);
+	if (!p)
+		return -errno;
+	ret = kt_write_file(p, val, strlen(val), O_TRUNC);
+	free(p);
+	return ret;
 }
 
 int kt_name_check(const char *name)
@@ -194,7 +307,7 @@ bool kt_glob_match(const char *pattern, const char *system,
 
 bool ktrace_tfs_has_kprobes(struct ktrace_tfs *tfs)
 {
-	char *p = kt_path("%s/kprobe_events", tfs->dir);
+	char *p = kt_inst_path(&tfs->top, "kprobe_events");
 	bool ret = p && access(p, F_OK) == 0;
 
 	free(p);

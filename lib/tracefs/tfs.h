@@ -9,24 +9,52 @@
 #define KTRACE_TRACEFS_TFS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "ktrace.h"
 
-struct tracefs_instance;
+struct ktrace_tfs;
+struct ktrace_inst;
 
-struct ktrace_tfs {
-	char *dir;		/* tracefs root, no trailing '/' */
-	char *state_dir;	/* where ktrace remembers what it created */
-};
+/*
+ * The top instance of tfs: owned by tfs (never freed, never destroyed). It
+ * is where the tree-wide files are too (dynamic_events, kprobe_events,
+ * available_events, README...).
+ */
+struct ktrace_inst *kt_tfs_top(struct ktrace_tfs *tfs);
 
-struct ktrace_inst {
-	struct ktrace_tfs *tfs;
-	char *name;		/* NULL: top instance */
-	char *dir;		/* tfs->dir or tfs->dir/instances/name */
-	struct tracefs_instance *ti;	/* NULL for the top instance */
-	bool owned;
-	bool is_new;
-};
+/*
+ * The one way to a file of the tree: code above lib/tracefs never builds a
+ * tracefs path itself (the handles' layout is lib/tracefs's own).
+ *   kt_inst_path(inst, "current_tracer")       INST/current_tracer
+ *   kt_event_path(inst, sys, ev, "trigger")    INST/events/SYS/EV/trigger
+ * INST is the tree's root for the top instance, ROOT/instances/NAME for
+ * the others. A NULL part of kt_event_path() is left out: (sys, NULL,
+ * "enable") is the system's switch, (NULL, NULL, "header_page")
+ * events/header_page, (sys, ev, NULL) the event's directory. sys and ev
+ * stay in the tree: "", ".", ".." or a '/' is EINVAL (names from users are
+ * checked with kt_name_check() first), as is ev without sys. file is
+ * the caller's own text ("per_cpu/cpu0/trace_pipe_raw" is fine).
+ * malloc'ed (the caller frees) or NULL + errno.
+ */
+char *kt_inst_path(const struct ktrace_inst *inst, const char *file);
+char *kt_event_path(const struct ktrace_inst *inst, const char *sys,
+		    const char *ev, const char *file);
+/* Such a file read whole: kt_read_file()'s contract. */
+char *kt_inst_read(const struct ktrace_inst *inst, const char *file,
+		   size_t *len);
+char *kt_event_read(const struct ktrace_inst *inst, const char *sys,
+		    const char *ev, const char *file, size_t *len);
+/*
+ * Such a file written in one write(2) (one command to tracefs):
+ * kt_write_file()'s contract (flags O_TRUNC or O_APPEND), 0 or -errno.
+ * kt_event_write() truncates, and takes only names that pass
+ * kt_name_check() (-EINVAL).
+ */
+int kt_inst_write(const struct ktrace_inst *inst, const char *file,
+		  const char *val, int flags);
+int kt_event_write(const struct ktrace_inst *inst, const char *sys,
+		   const char *ev, const char *file, const char *val);
 
 /*
  * Names given by users (systems, events, groups, instances) are checked
@@ -90,14 +118,6 @@ struct kt_dyn_set {
 
 int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds);
 void kt_dyn_free(struct kt_dyn_set *ds);
-
-/* Tracefs "events" listing helpers shared by events.c and inst.c. */
-int kt_event_file_write(struct ktrace_inst *inst, const char *sys,
-			const char *ev, const char *file, const char *val);
-
-/* The same on the top instance of tfs. */
-int kt_event_file_write_top(struct ktrace_tfs *tfs, const char *sys,
-			    const char *ev, const char *file, const char *val);
 
 /*
  * Check a filter against an event's format with libtracefs's verifier

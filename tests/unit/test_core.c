@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "faketfs.h"
+#include "tracefs/tfs.h"
 
 static int setup(void **state)
 {
@@ -449,6 +450,86 @@ static void test_instance_create_reset(void **state)
 	assert_int_equal(ktrace_inst_destroy(inst), 0);
 	ktrace_inst_free(inst);
 	assert_int_not_equal(stat(path, &st), 0);
+	ktrace_tfs_free(tfs);
+}
+
+/* p is dir + tail, and p is freed. */
+static void expect_path(char *p, const char *dir, const char *tail)
+{
+	char want[PATH_MAX];
+
+	assert_non_null(p);
+	snprintf(want, sizeof(want), "%s%s", dir, tail);
+	assert_string_equal(p, want);
+	free(p);
+}
+
+/* The one accessor of tracefs files: top and named instances alike. */
+static void test_tfs_paths(void **state)
+{
+	struct ktrace_tfs *tfs = ktrace_tfs_open(NULL);
+	struct ktrace_inst *top, *inst;
+	char *buf, *want, longname[PATH_MAX + 8];
+	const char *dir;
+
+	assert_non_null(tfs);
+	dir = ktrace_tfs_dir(tfs);
+	top = kt_tfs_top(tfs);
+	expect_path(kt_event_path(top, "sched", "sched_switch", "trigger"),
+		    dir, "/events/sched/sched_switch/trigger");
+	expect_path(kt_event_path(top, "sched", NULL, "enable"), dir,
+		    "/events/sched/enable");
+	expect_path(kt_event_path(top, NULL, NULL, "header_page"), dir,
+		    "/events/header_page");
+	expect_path(kt_event_path(top, "sched", "sched_switch", NULL), dir,
+		    "/events/sched/sched_switch");
+	expect_path(kt_inst_path(top, "dynamic_events"), dir,
+		    "/dynamic_events");
+
+	/* what it reads is the file the path names */
+	buf = kt_event_read(top, "sched", "sched_switch", "id", NULL);
+	want = fake_read(*state, "tracefs/events/sched/sched_switch/id");
+	assert_non_null(buf);
+	assert_non_null(want);
+	assert_string_equal(buf, want);
+	free(buf);
+	free(want);
+
+	inst = ktrace_inst_open(tfs, "kt_paths", true);
+	assert_non_null(inst);
+	expect_path(kt_inst_path(inst, "per_cpu/cpu0/trace_pipe_raw"), dir,
+		    "/instances/kt_paths/per_cpu/cpu0/trace_pipe_raw");
+	expect_path(kt_event_path(inst, "sched", "sched_switch", "filter"),
+		    dir, "/instances/kt_paths/events/sched/sched_switch/filter");
+	assert_int_equal(ktrace_inst_destroy(inst), 0);
+	ktrace_inst_free(inst);
+
+	/* names that would leave the tree, or an event without its system */
+	errno = 0;
+	assert_null(kt_event_path(top, "..", "x", "id"));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(kt_event_path(top, "sched", "../../tracing_on", NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(kt_event_path(top, "", NULL, "enable"));
+	assert_null(kt_event_path(top, "sched", ".", "id"));
+	errno = 0;
+	assert_null(kt_event_path(top, NULL, "sched_switch", "id"));
+	assert_int_equal(errno, EINVAL);
+	memset(longname, 'a', PATH_MAX);
+	longname[PATH_MAX] = '\0';
+	errno = 0;
+	assert_null(kt_event_path(top, longname, NULL, NULL));
+	assert_int_equal(errno, ENAMETOOLONG);
+	/* writes take users' names only */
+	assert_int_equal(kt_event_write(top, "sched", "a b", "enable", "1"),
+			 -EINVAL);
+	assert_int_equal(kt_event_write(top, "sched", "sched_switch",
+					"enable", "1"), 0);
+	want = fake_read(*state, "tracefs/events/sched/sched_switch/enable");
+	assert_non_null(want);
+	assert_string_equal(want, "1");
+	free(want);
 	ktrace_tfs_free(tfs);
 }
 
@@ -1001,6 +1082,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enable_disable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enable_failure_undoes_only_its_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_instance_create_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tfs_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_verify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errlog_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_and_reset, setup, teardown),
