@@ -5,7 +5,7 @@
 # falls on each alike; medians of wall and CPU time, and their ratios
 # (lower is better for ktrace).
 # Needs root, trace-cmd and linux-perf
-# (KTRACE_EXTRA_PKGS="linux-perf trace-cmd" scripts/deps.sh).
+# (scripts/deps.sh bench).
 # N: rounds against trace-cmd (default 1000); NP: against perf (default 20,
 # perf list takes ~30 ms).
 set -eu

@@ -6,8 +6,8 @@
 # workloads. Prints one markdown table per workload and N and saves it all
 # under bench/out/ (run-DATE.md and latest.md), plus a callgrind profile of
 # `ktrace report` in bench/out/profile.txt. Needs root, linux-perf,
-# trace-cmd, valgrind (KTRACE_EXTRA_PKGS="linux-perf trace-cmd valgrind"
-# scripts/deps.sh). `make bench` builds ktrace first.
+# trace-cmd, valgrind (scripts/deps.sh bench). `make bench` builds ktrace
+# first.
 #
 # Workloads (bench/*.c, compiled here with gcc -O1 -g):
 #   syscall  bench_sys N: exactly N syscall(SYS_getppid);
@@ -87,7 +87,7 @@ die() { echo "bench/run.sh: $*" >&2; exit 1; }
 [ -x "$K" ] || die "no ./ktrace: run make ktrace (or make bench)"
 for t in perf trace-cmd valgrind callgrind_annotate gcc; do
 	command -v $t >/dev/null ||
-		die "$t not installed (KTRACE_EXTRA_PKGS=\"linux-perf trace-cmd valgrind\" scripts/deps.sh)"
+		die "$t not installed (scripts/deps.sh bench)"
 done
 TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
 [ -n "$TFS" ] || TFS=/sys/kernel/tracing

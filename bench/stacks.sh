@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # bench/stacks.sh: call stacks, ktrace against perf, same machine, same run.
-# Needs root, linux-perf and libc6-dbg (scripts/deps.sh installs libc6-dbg;
-# KTRACE_EXTRA_PKGS="linux-perf" for perf).
+# Needs root, linux-perf and libc6-dbg (scripts/deps.sh bench).
 #
 # Workload: tests/targets/chain N, built as Debian builds (-O2, no frame
 # pointers): main -> alpha_fn -> beta_fn -> gamma_fn -> syscall(getppid),

@@ -844,7 +844,7 @@ frames = {g.find(ns + "title").text: g for g in root.iter(ns + "g") if g.get("cl
 names = [t.rsplit(" (", 1)[0] for t in frames]
 assert names[0] == "all" and "inner_spin" in names and "outer_spin" in names, names
 PY
-	command -v chromium >/dev/null || { fail "chromium is not installed (scripts/deps.sh installs it)"; return 1; }
+	command -v chromium >/dev/null || { fail "chromium is not installed (scripts/deps.sh browser)"; return 1; }
 	browse() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
 		--user-data-dir=$RT.chrome --virtual-time-budget=3000 "$@" 2>/dev/null; }
 	dom=$(browse --dump-dom "file://$RT.svg#hover=inner_spin")

@@ -21,7 +21,7 @@
 # busybox-static:arm64 (downloaded into the kernel cache), the libraries
 # of the cross-built ktrace and targets (KTRACE_VM_TARGETS, default
 # build/arm64/tests/targets) from /usr/lib/aarch64-linux-gnu (the arm64
-# -dev packages of scripts/deps.sh), found through their DT_NEEDED.
+# -dev packages of scripts/deps.sh vm), found through their DT_NEEDED.
 
 set -euo pipefail
 

@@ -73,7 +73,7 @@ fi
 case " $kernels " in
 *" arm64-"*)
 	command -v qemu-system-aarch64 >/dev/null || {
-		record_fail all setup "qemu-system-aarch64 is missing (package qemu-system-arm; scripts/deps.sh installs it)"
+		record_fail all setup "qemu-system-aarch64 is missing (package qemu-system-arm; scripts/deps.sh vm)"
 		finish
 	} ;;
 esac
