@@ -8,9 +8,7 @@
 
 #include "capture/merge.h"
 #include "capture/ring.h"
-
-/* Record types from here on are made by tools, never by the kernel. */
-#define KT_RECORD_USER_TYPE_START 64
+#include "capture/sample.h"
 
 struct ment {
 	uint64_t ts;
@@ -28,7 +26,7 @@ struct msrc {
 };
 
 struct kt_merge {
-	struct kt_merge_cfg cfg;
+	struct kt_sample_fmt fmt;
 	int nr_src;
 	struct msrc *src;
 	int *heap;
@@ -38,43 +36,15 @@ struct kt_merge {
 	struct kt_merge_stats st;
 };
 
-static unsigned int bit(uint64_t st, uint64_t flag)
-{
-	return (st & flag) ? 8 : 0;
-}
-
 bool kt_merge_rec_time(const struct kt_merge_cfg *cfg,
 		       const struct perf_event_header *rec, uint64_t *ts)
 {
-	uint64_t st = cfg->sample_type;
-	size_t off;
+	struct kt_sample_fmt fmt = {
+		.sample_type = cfg->sample_type,
+		.sample_id_all = cfg->sample_id_all,
+	};
 
-	if (!(st & PERF_SAMPLE_TIME))
-		return false;
-	if (rec->type == PERF_RECORD_SAMPLE) {
-		/* identifier, ip, pid/tid come before time */
-		off = sizeof(*rec) + bit(st, PERF_SAMPLE_IDENTIFIER) +
-		      bit(st, PERF_SAMPLE_IP) + bit(st, PERF_SAMPLE_TID);
-		if (rec->size < off + 8)
-			return false;
-	} else if (cfg->sample_id_all &&
-		   rec->type < KT_RECORD_USER_TYPE_START) {
-		/* struct sample_id trailer: tid, time, id, stream_id, cpu,
-		 * identifier; time is counted from the end. */
-		size_t after = bit(st, PERF_SAMPLE_ID) +
-			       bit(st, PERF_SAMPLE_STREAM_ID) +
-			       bit(st, PERF_SAMPLE_CPU) +
-			       bit(st, PERF_SAMPLE_IDENTIFIER);
-		size_t trailer = bit(st, PERF_SAMPLE_TID) + 8 + after;
-
-		if (rec->size < sizeof(*rec) + trailer)
-			return false;
-		off = rec->size - after - 8;
-	} else {
-		return false;
-	}
-	memcpy(ts, (const unsigned char *)rec + off, sizeof(*ts));
-	return true;
+	return kt_sample_time(&fmt, rec, ts);
 }
 
 struct kt_merge *kt_merge_alloc(int nr_src, const struct kt_merge_cfg *cfg,
@@ -96,7 +66,8 @@ struct kt_merge *kt_merge_alloc(int nr_src, const struct kt_merge_cfg *cfg,
 		errno = ENOMEM;
 		return NULL;
 	}
-	m->cfg = *cfg;
+	m->fmt.sample_type = cfg->sample_type;
+	m->fmt.sample_id_all = cfg->sample_id_all;
 	m->nr_src = nr_src;
 	m->emit = emit;
 	m->ctx = ctx;
@@ -197,7 +168,7 @@ int kt_merge_add(struct kt_merge *m, int src,
 	err = src_reserve(m, s, rec->size);
 	if (err)
 		return err;
-	if (!kt_merge_rec_time(&m->cfg, rec, &ts)) {
+	if (!kt_sample_time(&m->fmt, rec, &ts)) {
 		ts = s->last_ts;
 		if (ts < m->last_emitted)
 			ts = m->last_emitted;

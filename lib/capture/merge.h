@@ -58,8 +58,8 @@ struct kt_merge *kt_merge_alloc(int nr_src, const struct kt_merge_cfg *cfg,
 void kt_merge_free(struct kt_merge *m);
 
 /*
- * The timestamp of rec under cfg. Returns true and sets *ts, or false when
- * the record carries none.
+ * The timestamp of rec under cfg (kt_sample_time() of capture/sample.h).
+ * Returns true and sets *ts, or false when the record carries none.
  */
 bool kt_merge_rec_time(const struct kt_merge_cfg *cfg,
 		       const struct perf_event_header *rec, uint64_t *ts);

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Parse perf sample fields. See sample.h for the layouts.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "capture/sample.h"
+
+/* A read position in one record; every take is checked against end. */
+struct cur {
+	const unsigned char *p, *end;
+};
+
+static bool has(const struct cur *c, uint64_t n)
+{
+	return n <= (uint64_t)(c->end - c->p);
+}
+
+/* Take one u64. Returns false past the end. */
+static bool take_u64(struct cur *c, uint64_t *v)
+{
+	if (!has(c, 8))
+		return false;
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	return true;
+}
+
+/* Take two u32 (hi may be NULL: a reserved half). */
+static bool take_u32x2(struct cur *c, uint32_t *lo, uint32_t *hi)
+{
+	if (!has(c, 8))
+		return false;
+	memcpy(lo, c->p, 4);
+	if (hi)
+		memcpy(hi, c->p + 4, 4);
+	c->p += 8;
+	return true;
+}
+
+/* The fixed-size fields from IDENTIFIER to PERIOD. */
+static int parse_fixed(uint64_t st, struct cur *c, struct kt_sample *s)
+{
+	if ((st & PERF_SAMPLE_IDENTIFIER) && !take_u64(c, &s->id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_IP) && !take_u64(c, &s->ip))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_TID) && !take_u32x2(c, &s->pid, &s->tid))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_TIME) && !take_u64(c, &s->time))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_ADDR) && !take_u64(c, &s->addr))
+		return -EINVAL;
+	/* IDENTIFIER and ID hold the same value when both are set */
+	if ((st & PERF_SAMPLE_ID) && !take_u64(c, &s->id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_STREAM_ID) && !take_u64(c, &s->stream_id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_CPU) && !take_u32x2(c, &s->cpu, NULL))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_PERIOD) && !take_u64(c, &s->period))
+		return -EINVAL;
+	return 0;
+}
+
+/* CALLCHAIN and RAW. */
+static int parse_chain_raw(uint64_t st, struct cur *c, struct kt_sample *s)
+{
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (!take_u64(c, &s->nr_ips) ||
+		    s->nr_ips > (uint64_t)(c->end - c->p) / 8)
+			return -EINVAL;
+		s->ips = (const uint64_t *)c->p;
+		c->p += s->nr_ips * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		if (!has(c, 4))
+			return -EINVAL;
+		memcpy(&s->raw_size, c->p, 4);
+		c->p += 4;
+		if (!has(c, s->raw_size))
+			return -EINVAL;
+		s->raw = c->p;
+		c->p += s->raw_size;
+	}
+	return 0;
+}
+
+/* REGS_USER and STACK_USER, the DWARF unwinding material. */
+static int parse_user(const struct kt_sample_fmt *fmt, struct cur *c,
+		      struct kt_sample *s)
+{
+	uint64_t st = fmt->sample_type;
+
+	if (st & PERF_SAMPLE_REGS_USER) {
+		uint64_t n = __builtin_popcountll(fmt->regs_user);
+
+		if (!take_u64(c, &s->regs_abi))
+			return -EINVAL;
+		if (s->regs_abi) {
+			if (!has(c, 8 * n))
+				return -EINVAL;
+			s->regs = (const uint64_t *)c->p;
+			c->p += 8 * n;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		if (!take_u64(c, &s->stack_size))
+			return -EINVAL;
+		if (s->stack_size) {
+			if (!has(c, s->stack_size))
+				return -EINVAL;
+			s->stack = c->p;
+			c->p += s->stack_size;
+			if (!take_u64(c, &s->stack_dyn_size) ||
+			    s->stack_dyn_size > s->stack_size)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Bytes of the sample_id trailer under sample_type. */
+static size_t trailer_size(uint64_t st)
+{
+	return 8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+		    !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER));
+}
+
+static bool has_trailer(const struct kt_sample_fmt *fmt,
+			const struct perf_event_header *h)
+{
+	return fmt->sample_id_all && h->type != PERF_RECORD_SAMPLE &&
+	       h->type < KT_RECORD_USER_TYPE_START;
+}
+
+static int parse_trailer(uint64_t st, struct cur *c, struct kt_sample *s)
+{
+	size_t n = trailer_size(st);
+
+	if (!has(c, n))
+		return -EINVAL;
+	c->p = c->end - n;
+	if ((st & PERF_SAMPLE_TID) && !take_u32x2(c, &s->pid, &s->tid))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_TIME) && !take_u64(c, &s->time))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_ID) && !take_u64(c, &s->id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_STREAM_ID) && !take_u64(c, &s->stream_id))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_CPU) && !take_u32x2(c, &s->cpu, NULL))
+		return -EINVAL;
+	if ((st & PERF_SAMPLE_IDENTIFIER) && !take_u64(c, &s->id))
+		return -EINVAL;
+	return 0;
+}
+
+int kt_sample_parse(const struct kt_sample_fmt *fmt,
+		    const struct perf_event_header *h, struct kt_sample *s)
+{
+	uint64_t st = fmt->sample_type;
+	struct cur c;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (st & ~(uint64_t)KT_SAMPLE_PARSE_TYPES)
+		return -EOPNOTSUPP;
+	if (h->size < sizeof(*h))
+		return -EINVAL;
+	c.p = (const unsigned char *)(h + 1);
+	c.end = (const unsigned char *)h + h->size;
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (!has_trailer(fmt, h))
+			return -ENODATA;
+		return parse_trailer(st, &c, s);
+	}
+	err = parse_fixed(st, &c, s);
+	if (!err)
+		err = parse_chain_raw(st, &c, s);
+	if (!err)
+		err = parse_user(fmt, &c, s);
+	return err;
+}
+
+bool kt_sample_time(const struct kt_sample_fmt *fmt,
+		    const struct perf_event_header *h, uint64_t *ts)
+{
+	uint64_t st = fmt->sample_type;
+	size_t off;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return false;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		/* identifier, ip, pid/tid come before time */
+		off = sizeof(*h) + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) +
+					!!(st & PERF_SAMPLE_IP) +
+					!!(st & PERF_SAMPLE_TID));
+		if (h->size < off + 8)
+			return false;
+	} else if (has_trailer(fmt, h)) {
+		/* in the trailer only TID comes before time */
+		size_t n = trailer_size(st);
+
+		if (h->size < sizeof(*h) + n)
+			return false;
+		off = h->size - n + 8 * !!(st & PERF_SAMPLE_TID);
+	} else {
+		return false;
+	}
+	memcpy(ts, (const unsigned char *)h + off, sizeof(*ts));
+	return true;
+}
