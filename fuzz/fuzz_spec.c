@@ -22,7 +22,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	setenv("KTRACE_TRACEFS", fuzz_src(buf, sizeof(buf), "tests/fixtures/tracefs"), 0);
-	setenv("KTRACE_KALLSYMS", fuzz_src(buf, sizeof(buf), "tests/fixtures/kresolve/kallsyms"), 0);
+	setenv("KTRACE_KALLSYMS", fuzz_src(buf, sizeof(buf), "tests/fixtures/btf/kallsyms"), 0);
 	setenv("KTRACE_STATE_DIR", "/tmp/ktrace-fuzz-state", 0);
 	tfs = ktrace_tfs_open(NULL);
 	res = ktrace_resolver_alloc(tfs);

@@ -61,4 +61,4 @@ uint64_t kt_arch_perf_regs_mask(const struct kt_arch *a);
 /* Register name of DWARF register r (no '%'), or NULL. */
 const char *kt_arch_dwarf_reg(const struct kt_arch *a, unsigned int r);
 
-#endif
+#endif /* KTRACE_ARCH_H */

@@ -58,8 +58,8 @@
  * checked; a bad magic, version or byte order gives -EINVAL, any other
  * damage -EBADMSG.
  */
-#ifndef KT_KFILE_H
-#define KT_KFILE_H
+#ifndef KTRACE_KFILE_H
+#define KTRACE_KFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -243,4 +243,4 @@ const struct kt_kf_mmap *kt_kfile_mmaps(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_uframe *kt_kfile_uframes(const struct kt_kfile *f,
 					    size_t *n);
 
-#endif /* KT_KFILE_H */
+#endif /* KTRACE_KFILE_H */

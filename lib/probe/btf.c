@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /*
  * Kernel probe resolution: kallsyms, kprobe blacklist, ftrace-able functions
- * and BTF-based argument expressions. See kresolve.h.
+ * and BTF-based argument expressions. See btf.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -46,7 +46,7 @@ enum symfile {
 	SYMFILE_FILTER,		/* "name [mod]" */
 };
 
-struct kresolve {
+struct kt_btf {
 	char *btf_path;
 	char *kallsyms_path;
 	char *blacklist_path;
@@ -262,53 +262,53 @@ static int dup_path(char **dst, const char *path, const char *def)
 	return *dst ? 0 : -ENOMEM;
 }
 
-struct kresolve *kt_kres_open(const char *btf_path, const char *kallsyms_path,
-			       const char *blacklist_path,
-			       const char *filter_funcs_path)
+struct kt_btf *kt_btf_open(const char *btf_path, const char *kallsyms_path,
+			   const char *blacklist_path,
+			   const char *filter_funcs_path)
 {
-	struct kresolve *kr = calloc(1, sizeof(*kr));
+	struct kt_btf *kb = calloc(1, sizeof(*kb));
 
-	if (!kr)
+	if (!kb)
 		return NULL;
-	if (dup_path(&kr->btf_path, btf_path, KRESOLVE_BTF_PATH) ||
-	    dup_path(&kr->kallsyms_path, kallsyms_path,
-		     KRESOLVE_KALLSYMS_PATH) ||
-	    dup_path(&kr->blacklist_path, blacklist_path,
-		     KRESOLVE_BLACKLIST_PATH) ||
-	    dup_path(&kr->filter_path, filter_funcs_path,
-		     KRESOLVE_FILTER_PATH)) {
-		kt_kres_free(kr);
+	if (dup_path(&kb->btf_path, btf_path, KT_BTF_PATH) ||
+	    dup_path(&kb->kallsyms_path, kallsyms_path,
+		     KT_BTF_KALLSYMS_PATH) ||
+	    dup_path(&kb->blacklist_path, blacklist_path,
+		     KT_BTF_BLACKLIST_PATH) ||
+	    dup_path(&kb->filter_path, filter_funcs_path,
+		     KT_BTF_FILTER_PATH)) {
+		kt_btf_free(kb);
 		errno = ENOMEM;
 		return NULL;
 	}
-	return kr;
+	return kb;
 }
 
-void kt_kres_free(struct kresolve *kr)
+void kt_btf_free(struct kt_btf *kb)
 {
-	if (!kr)
+	if (!kb)
 		return;
-	symset_clear(&kr->ksyms);
-	symset_clear(&kr->black);
-	symset_clear(&kr->filter);
-	btf__free(kr->btf);
-	free(kr->btf_path);
-	free(kr->kallsyms_path);
-	free(kr->blacklist_path);
-	free(kr->filter_path);
-	free(kr);
+	symset_clear(&kb->ksyms);
+	symset_clear(&kb->black);
+	symset_clear(&kb->filter);
+	btf__free(kb->btf);
+	free(kb->btf_path);
+	free(kb->kallsyms_path);
+	free(kb->blacklist_path);
+	free(kb->filter_path);
+	free(kb);
 }
 
 /* ------------------------------------------------------------ suggestions */
 
-char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
+char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max)
 {
 	struct kt_suggest sg;
 	char **v = NULL, *s;
 	size_t nv = 0, blen, i;
 	int ret;
 
-	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
+	ret = symset_load(&kb->ksyms, kb->kallsyms_path, SYMFILE_KALLSYMS);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -317,8 +317,8 @@ char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 		return NULL;
 	/* Clones of the same function and the plain function itself. */
 	blen = base_len(func);
-	for (i = 0; sg.max && i < kr->ksyms.n; i++) {
-		const char *name = kr->ksyms.names[i];
+	for (i = 0; sg.max && i < kb->ksyms.n; i++) {
+		const char *name = kb->ksyms.names[i];
 
 		if (strncmp(name, func, blen))
 			continue;
@@ -326,8 +326,8 @@ char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 		    strcmp(name, func))
 			kt_suggest_put(&sg, name, -1, 0);
 	}
-	for (i = 0; sg.max && i < kr->ksyms.n; i++) {
-		const char *name = kr->ksyms.names[i];
+	for (i = 0; sg.max && i < kb->ksyms.n; i++) {
+		const char *name = kb->ksyms.names[i];
 
 		kt_suggest_add(&sg, name, strlen(name), name);
 	}
@@ -348,14 +348,14 @@ char **kt_kres_suggest(struct kresolve *kr, const char *func, int max)
 	return v;
 }
 
-unsigned long long kt_kres_func_size(struct kresolve *kr, const char *func)
+unsigned long long kt_btf_func_size(struct kt_btf *kb, const char *func)
 {
-	if (symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS))
+	if (symset_load(&kb->ksyms, kb->kallsyms_path, SYMFILE_KALLSYMS))
 		return 0;
 	/* names were cut at " [mod]" when loaded */
-	for (size_t i = 0; i < kr->ksyms.tab.n; i++)
-		if (!strcmp(kr->ksyms.tab.v[i].name, func))
-			return kr->ksyms.tab.v[i].size;
+	for (size_t i = 0; i < kb->ksyms.tab.n; i++)
+		if (!strcmp(kb->ksyms.tab.v[i].name, func))
+			return kb->ksyms.tab.v[i].size;
 	return 0;
 }
 
@@ -381,25 +381,25 @@ static char *strv_join(char **v, const char *sep)
 }
 
 /* func is in kallsyms: 0, or an error naming the close matches. */
-static int kres_func_exists(struct kresolve *kr, const char *func,
-			    struct ktrace_err *err)
+static int func_exists(struct kt_btf *kb, const char *func,
+		       struct ktrace_err *err)
 {
 	char **sugg, *list;
 	int ret;
 
-	ret = symset_load(&kr->ksyms, kr->kallsyms_path, SYMFILE_KALLSYMS);
+	ret = symset_load(&kb->ksyms, kb->kallsyms_path, SYMFILE_KALLSYMS);
 	if (ret == -ENOMEM)
 		return kt_err_set(err, ENOMEM, "out of memory");
 	if (ret)
 		return 0;	/* no kallsyms: the kernel will say */
 	/* kallsyms shows every address as 0 to a user without the right:
 	 * no symbol is known, which says nothing about func */
-	if (!kr->ksyms.n)
+	if (!kb->ksyms.n)
 		return kt_err_set(err, EACCES,
 				  "the kernel's symbols are hidden from this user (/proc/kallsyms shows no addresses): run as root");
-	if (symset_has(&kr->ksyms, func))
+	if (symset_has(&kb->ksyms, func))
 		return 0;
-	sugg = kt_kres_suggest(kr, func, KRESOLVE_MAX_MATCHES);
+	sugg = kt_btf_suggest(kb, func, KT_BTF_MAX_MATCHES);
 	if (!sugg)
 		return kt_err_set(err, ENOMEM, "out of memory");
 	if (!sugg[0]) {
@@ -418,8 +418,8 @@ static int kres_func_exists(struct kresolve *kr, const char *func,
 	return ret;
 }
 
-int kt_kres_func(struct kresolve *kr, const char *func,
-		  struct ktrace_err *err)
+int kt_btf_func(struct kt_btf *kb, const char *func,
+		struct ktrace_err *err)
 {
 	bool traceable;
 	int ret, fret;
@@ -434,18 +434,18 @@ int kt_kres_func(struct kresolve *kr, const char *func,
 	 * kernel to print: 2.5 s under TCG on arm64) is read only for the
 	 * names it lacks.
 	 */
-	fret = symset_load(&kr->filter, kr->filter_path, SYMFILE_FILTER);
+	fret = symset_load(&kb->filter, kb->filter_path, SYMFILE_FILTER);
 	if (fret == -ENOMEM)
 		return kt_err_set(err, ENOMEM, "out of memory");
-	traceable = !fret && symset_has(&kr->filter, func);
-	ret = traceable ? 0 : kres_func_exists(kr, func, err);
+	traceable = !fret && symset_has(&kb->filter, func);
+	ret = traceable ? 0 : func_exists(kb, func, err);
 	if (ret)
 		return ret;
 
-	ret = symset_load(&kr->black, kr->blacklist_path, SYMFILE_BLACKLIST);
+	ret = symset_load(&kb->black, kb->blacklist_path, SYMFILE_BLACKLIST);
 	if (ret == -ENOMEM)
 		return kt_err_set(err, ENOMEM, "out of memory");
-	if (!ret && symset_has(&kr->black, func))
+	if (!ret && symset_has(&kb->black, func))
 		return kt_err_set(err, EPERM,
 				  "kernel function '%s' is on the kprobe blacklist and cannot be probed",
 				  func);
@@ -459,38 +459,38 @@ int kt_kres_func(struct kresolve *kr, const char *func,
 
 /* -------------------------------------------------------------------- BTF */
 
-static int load_btf(struct kresolve *kr, struct ktrace_err *err)
+static int load_btf(struct kt_btf *kb, struct ktrace_err *err)
 {
 	libbpf_print_fn_t old;
 	__u32 i, cnt;
 	int e;
 
-	if (!kr->btf_tried) {
-		kr->btf_tried = true;
+	if (!kb->btf_tried) {
+		kb->btf_tried = true;
 		old = libbpf_set_print(NULL);
 		errno = 0;
-		kr->btf = btf__parse(kr->btf_path, NULL);
+		kb->btf = btf__parse(kb->btf_path, NULL);
 		e = errno ? errno : EINVAL;
 		libbpf_set_print(old);
-		if (!kr->btf) {
-			kr->btf_err = e;
+		if (!kb->btf) {
+			kb->btf_err = e;
 		} else {
-			cnt = btf__type_cnt(kr->btf);
-			for (i = 1; i < cnt && !kr->btf_has_tags; i++) {
+			cnt = btf__type_cnt(kb->btf);
+			for (i = 1; i < cnt && !kb->btf_has_tags; i++) {
 				const struct btf_type *t;
 
-				t = btf__type_by_id(kr->btf, i);
-				kr->btf_has_tags = btf_is_type_tag(t) &&
-					!strcmp(btf__name_by_offset(kr->btf,
+				t = btf__type_by_id(kb->btf, i);
+				kb->btf_has_tags = btf_is_type_tag(t) &&
+					!strcmp(btf__name_by_offset(kb->btf,
 								    t->name_off),
 						"user");
 			}
 		}
 	}
-	if (!kr->btf)
-		return kt_err_set(err, kr->btf_err == ENOMEM ? ENOMEM : ENOENT,
+	if (!kb->btf)
+		return kt_err_set(err, kb->btf_err == ENOMEM ? ENOMEM : ENOENT,
 				  "cannot read kernel BTF from %s: %s",
-				  kr->btf_path, strerror(kr->btf_err));
+				  kb->btf_path, strerror(kb->btf_err));
 	return 0;
 }
 
@@ -558,14 +558,14 @@ static char *type_decl(const struct btf *btf, __u32 id, const char *name)
  * The FUNC_PROTO of func (clones looked up under their base name).
  * Returns its type or NULL with err set (-ENOENT / -ENOMEM in *ret).
  */
-static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
+static const struct btf_type *find_proto(struct kt_btf *kb, const char *func,
 					 int *ret, struct ktrace_err *err)
 {
 	const struct btf_type *t;
 	char *base;
 	int id;
 
-	*ret = load_btf(kr, err);
+	*ret = load_btf(kb, err);
 	if (*ret)
 		return NULL;
 	base = strndup(func, base_len(func));
@@ -573,10 +573,10 @@ static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
 		*ret = kt_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	id = btf__find_by_name_kind(kr->btf, base, BTF_KIND_FUNC);
-	t = id > 0 ? btf__type_by_id(kr->btf, id) : NULL;
+	id = btf__find_by_name_kind(kb->btf, base, BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(kb->btf, id) : NULL;
 	if (t)
-		t = btf__type_by_id(kr->btf, t->type);
+		t = btf__type_by_id(kb->btf, t->type);
 	if (!t || !btf_is_func_proto(t)) {
 		*ret = kt_err_set(err, ENOENT,
 				  "kernel BTF has no prototype for '%s' (inlined, a module function, or not a function)",
@@ -588,8 +588,8 @@ static const struct btf_type *find_proto(struct kresolve *kr, const char *func,
 	return t;
 }
 
-char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
-		       struct ktrace_err *err)
+char **kt_btf_params(struct kt_btf *kb, const char *func, bool decl,
+		     struct ktrace_err *err)
 {
 	const struct btf_type *proto;
 	const struct btf_param *p;
@@ -597,7 +597,7 @@ char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
 	size_t nv = 0;
 	int ret;
 
-	proto = find_proto(kr, func, &ret, err);
+	proto = find_proto(kb, func, &ret, err);
 	if (!proto) {
 		errno = -ret;
 		return NULL;
@@ -607,12 +607,12 @@ char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
 		goto nomem;
 	p = btf_params(proto);
 	for (int i = 0; i < btf_vlen(proto); i++) {
-		const char *name = btf__name_by_offset(kr->btf, p[i].name_off);
+		const char *name = btf__name_by_offset(kb->btf, p[i].name_off);
 
 		if (!p[i].type)
 			s = strdup("...");
 		else if (decl)
-			s = type_decl(kr->btf, p[i].type, name);
+			s = type_decl(kb->btf, p[i].type, name);
 		else
 			s = strdup(name ? name : "");
 		if (!s || kt_strv_push(&v, &nv, s)) {
@@ -1243,13 +1243,13 @@ static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 	return kt_fetcharg_base(&w->fa, w->arch->arg_regs[at]);
 }
 
-static int no_param(struct kresolve *kr, const char *func, const char *name,
+static int no_param(struct kt_btf *kb, const char *func, const char *name,
 		    struct ktrace_err *err)
 {
 	char **names, *list;
 	int ret;
 
-	names = kt_kres_params(kr, func, false, NULL);
+	names = kt_btf_params(kb, func, false, NULL);
 	list = names ? strv_join(names, ", ") : NULL;
 	ktrace_strv_free(names);
 	if (!list)
@@ -1262,9 +1262,9 @@ static int no_param(struct kresolve *kr, const char *func, const char *name,
 	return ret;
 }
 
-int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
-		 bool is_return, char **fetcharg, char **type,
-		 struct ktrace_err *err)
+int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
+	       bool is_return, char **fetcharg, char **type,
+	       struct ktrace_err *err)
 {
 	const struct btf_type *proto;
 	const struct btf_param *params;
@@ -1283,12 +1283,12 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 		return kt_err_set(err, EINVAL,
 				  "'%s' is a compiler-made copy of %.*s whose arguments may differ from its prototype; name them with raw fetch arguments",
 				  func, (int)base_len(func), func);
-	proto = find_proto(kr, func, &ret, err);
+	proto = find_proto(kb, func, &ret, err);
 	if (!proto)
 		return ret;
-	w.btf = kr->btf;
+	w.btf = kb->btf;
 	w.func = func;
-	w.tags = kr->btf_has_tags;
+	w.tags = kb->btf_has_tags;
 	w.arch = kt_arch_host();
 	if (!w.arch)
 		return kt_err_set(err, EOPNOTSUPP,
@@ -1328,12 +1328,12 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 		}
 	} else if (valid_ident(w.what, n)) {
 		for (idx = 0; idx < btf_vlen(proto); idx++)
-			if (!strcmp(btf__name_by_offset(kr->btf,
+			if (!strcmp(btf__name_by_offset(kb->btf,
 							params[idx].name_off),
 				    w.what))
 				break;
 		if (idx == btf_vlen(proto)) {
-			ret = no_param(kr, func, w.what, err);
+			ret = no_param(kb, func, w.what, err);
 			ret = err_at(err, ret, expr, 0);
 			goto out;
 		}
@@ -1368,7 +1368,7 @@ int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
 			goto out;
 		}
 	}
-	ret = walk_finish(&w, func, kr->btf_has_tags, fetcharg, type, err);
+	ret = walk_finish(&w, func, kb->btf_has_tags, fetcharg, type, err);
 out:
 	free(w.what);
 	return ret;

@@ -1,50 +1,52 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * kresolve: the kernel side of probe resolution for kprobes.
+ * The kernel side of probe resolution for kprobes (btf.c).
  *
  * Checks a function name against kallsyms, the kprobe blacklist and the
  * ftrace-able functions, suggests close names, and turns C-like argument
  * expressions ("how->flags", "sk->__sk_common.skc_dport", "$retval") into
- * kprobe_events fetch arguments using the kernel's BTF (x86-64 only).
+ * kprobe_events fetch arguments using the kernel's BTF and the argument
+ * registers lib/arch gives for the running kernel's machine (x86-64,
+ * arm64; elsewhere arguments by name fail with -EOPNOTSUPP).
  *
  * Every source is loaded lazily, at most once, on first use. A source that
  * cannot be read is remembered as missing: the checks that need it are then
  * skipped (kallsyms, blacklist, filter functions) or fail with the reason
  * (BTF).
  */
-#ifndef KTRACE_KRESOLVE_H
-#define KTRACE_KRESOLVE_H
+#ifndef KTRACE_PROBE_BTF_H
+#define KTRACE_PROBE_BTF_H
 
 #include <stdbool.h>
 
 #include "ktrace.h"
 
-#define KRESOLVE_BTF_PATH	"/sys/kernel/btf/vmlinux"
-#define KRESOLVE_KALLSYMS_PATH	"/proc/kallsyms"
-#define KRESOLVE_BLACKLIST_PATH	"/sys/kernel/debug/kprobes/blacklist"
-#define KRESOLVE_FILTER_PATH	"/sys/kernel/tracing/available_filter_functions"
+#define KT_BTF_PATH	"/sys/kernel/btf/vmlinux"
+#define KT_BTF_KALLSYMS_PATH	"/proc/kallsyms"
+#define KT_BTF_BLACKLIST_PATH	"/sys/kernel/debug/kprobes/blacklist"
+#define KT_BTF_FILTER_PATH	"/sys/kernel/tracing/available_filter_functions"
 
 /* At most this many names are offered by "did you mean". */
-#define KRESOLVE_MAX_MATCHES	5
+#define KT_BTF_MAX_MATCHES	5
 
-struct kresolve;
+struct kt_btf;
 
 /*
  * Remember where the sources are; nothing is read yet. A NULL path selects
  * the default above. Returns NULL + errno (ENOMEM) on failure. The caller
- * frees the handle with kt_kres_free().
+ * frees the handle with kt_btf_free().
  */
-struct kresolve *kt_kres_open(const char *btf_path, const char *kallsyms_path,
-			       const char *blacklist_path,
-			       const char *filter_funcs_path);
+struct kt_btf *kt_btf_open(const char *btf_path, const char *kallsyms_path,
+			   const char *blacklist_path,
+			   const char *filter_funcs_path);
 /* Free everything the handle loaded. Accepts NULL. */
-void kt_kres_free(struct kresolve *kr);
+void kt_btf_free(struct kt_btf *kb);
 
 /*
  * Can a kprobe be put on func? Returns
  *   0            the function is known (or kallsyms could not be read),
  *   -ENOENT      no such text symbol in kallsyms; err->msg names up to
- *                KRESOLVE_MAX_MATCHES close matches, optimised clones
+ *                KT_BTF_MAX_MATCHES close matches, optimised clones
  *                (func.isra.0, func.constprop.0, func.part.0...) first,
  *   -EPERM       func is on the kprobe blacklist,
  *   -EOPNOTSUPP  func is not in available_filter_functions (notrace or
@@ -55,8 +57,8 @@ void kt_kres_free(struct kresolve *kr);
  *   -ENOMEM.
  * err may be NULL; when set, the caller clears it with ktrace_err_clear().
  */
-int kt_kres_func(struct kresolve *kr, const char *func,
-		  struct ktrace_err *err);
+int kt_btf_func(struct kt_btf *kb, const char *func,
+		struct ktrace_err *err);
 
 /*
  * Close matches of func among the kernel's text symbols, best first, at most
@@ -64,13 +66,13 @@ int kt_kres_func(struct kresolve *kr, const char *func,
  * ktrace_strv_free(). Returns NULL + errno (ENOENT when kallsyms cannot be
  * read, ENOMEM). An empty vector means nothing is close.
  */
-char **kt_kres_suggest(struct kresolve *kr, const char *func, int max);
+char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max);
 /*
  * Size of kernel function func from kallsyms (the distance to the next
  * text symbol): 0 when unknown (no kallsyms, addresses hidden, no such
  * function).
  */
-unsigned long long kt_kres_func_size(struct kresolve *kr, const char *func);
+unsigned long long kt_btf_func_size(struct kt_btf *kb, const char *func);
 
 /*
  * The parameters of func from BTF, in order: names when !decl, C
@@ -79,20 +81,22 @@ unsigned long long kt_kres_func_size(struct kresolve *kr, const char *func);
  * it with ktrace_strv_free(). Returns NULL + errno: ENOENT (no BTF, or func
  * has no BTF prototype; err says which), ENOMEM.
  */
-char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
-		       struct ktrace_err *err);
+char **kt_btf_params(struct kt_btf *kb, const char *func, bool decl,
+		     struct ktrace_err *err);
 
 /*
  * Resolve one argument expression of a probe on func to a kprobe_events
- * fetch argument and its type, for x86-64. expr is one of
+ * fetch argument and its type. expr is one of
  *   NAME            a parameter of func (or $argN, N from 1)
  *   $retval         the return value (is_return only)
  *   X->field        through a pointer to a struct/union, any depth
  *   X.field         a member of a struct reached through a pointer
+ *   X[N]            an element of an array, or through a pointer
  * with anonymous struct/union members looked through.
  *
  * On success *fetcharg and *type are malloc'ed strings the caller frees, to
- * be written as "NAME=<fetcharg>:<type>":
+ * be written as "NAME=<fetcharg>:<type>" (registers as on x86-64; arm64
+ * names them "%x0".."%x7"):
  *   a parameter at entry       "%si"  with s32/u64/x64...
  *   a field via a pointer      "+16(%dx)", chains "+8(+200(%di))"
  *   char * / const char *      "+0(%si)" with "string" (the kernel reads the
@@ -102,6 +106,7 @@ char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
  *   other arrays               "+24(%di)" with "u32[4]" (up to 64 elements)
  *   bitfield                   "+4(%di)" with "b3@5/32"
  *   function pointer           "symbol"
+ *   a parameter past the argument registers, at entry: "$stackN"
  * In a return probe, parameters become "$argN" (the kernel records them at
  * entry, Linux 6.10 and later).
  *
@@ -123,14 +128,17 @@ char **kt_kres_params(struct kresolve *kr, const char *func, bool decl,
  *   -EINVAL      bad syntax, "->" on a non-pointer, "." on a non-struct,
  *                $retval outside a return probe, a whole struct asked for,
  *                a clone (".isra.N"...) whose prototype may differ,
- *   -E2BIG       parameter not in one of the 6 argument registers (too
- *                far down the list, or a struct over 16 bytes by value),
- *   -EOPNOTSUPP  struct passed by value, floating point, void, bitfield
- *                wider than its container allows,
+ *   -ERANGE      an index past the end of an array,
+ *   -E2BIG       a parameter on the stack in a return probe, or one that
+ *                takes two stack slots; too many dereferences,
+ *   -EOPNOTSUPP  a field of a struct passed by value, a struct over 16
+ *                bytes by value, floating point, void, a bitfield that
+ *                straddles its container, an architecture lib/arch has
+ *                no argument registers for,
  *   -ENOMEM.
  */
-int kt_kres_arg(struct kresolve *kr, const char *func, const char *expr,
-		 bool is_return, char **fetcharg, char **type,
-		 struct ktrace_err *err);
+int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
+	       bool is_return, char **fetcharg, char **type,
+	       struct ktrace_err *err);
 
-#endif /* KTRACE_KRESOLVE_H */
+#endif /* KTRACE_PROBE_BTF_H */

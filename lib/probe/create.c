@@ -17,8 +17,6 @@
 
 #include "base/internal.h"
 #include "tracefs/tfs.h"
-#include "probe/btf.h"
-#include "probe/uelf.h"
 #include "probe/probe_priv.h"
 
 /* A column of the definition mapped back into the user's spec. */

@@ -18,6 +18,7 @@
 
 #include "base/internal.h"
 #include "arch/arch.h"
+#include "probe/dwarf.h"
 #include "probe/fetcharg.h"
 #include "probe/uelf_priv.h"
 #include "sym/symtab.h"
@@ -71,76 +72,76 @@ static int open_debug_file(const char *path, Dwarf **dw)
  * (sym/symtab.h: by build-id, then by .gnu_debuglink with its CRC, so
  * that a stale file never gives offsets or types).
  */
-static int find_separate_debug(struct uresolve *ur)
+static int find_separate_debug(struct kt_uelf *ue)
 {
 	const unsigned char *id;
-	ssize_t n = dwelf_elf_gnu_build_id(ur->elf, (const void **)&id);
+	ssize_t n = dwelf_elf_gnu_build_id(ue->elf, (const void **)&id);
 	GElf_Word crc;
-	const char *link = dwelf_elf_gnu_debuglink(ur->elf, &crc);
+	const char *link = dwelf_elf_gnu_debuglink(ue->elf, &crc);
 	char path[PATH_MAX];
 	int ret;
 
 	if (n > 0 && !kt_debug_build_id_path(id, n, path, sizeof(path)) &&
-	    (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
+	    (ue->dw_fd = open_debug_file(path, &ue->dw)) >= 0)
 		goto found;
-	ret = kt_debuglink_path(link, crc, ur->path, path, sizeof(path));
+	ret = kt_debuglink_path(link, crc, ue->path, path, sizeof(path));
 	if (ret == -ESTALE) {
-		ur->dw_path = strdup(path);	/* named in the error */
-		return ur->dw_path ? -ESTALE : -ENOMEM;
+		ue->dw_path = strdup(path);	/* named in the error */
+		return ue->dw_path ? -ESTALE : -ENOMEM;
 	}
-	if (!ret && (ur->dw_fd = open_debug_file(path, &ur->dw)) >= 0)
+	if (!ret && (ue->dw_fd = open_debug_file(path, &ue->dw)) >= 0)
 		goto found;
 	return -ENOENT;
 found:
-	ur->dw_path = strdup(path);
-	return ur->dw_path ? 0 : -ENOMEM;
+	ue->dw_path = strdup(path);
+	return ue->dw_path ? 0 : -ENOMEM;
 }
 
-static int load_dwarf(struct uresolve *ur, struct ktrace_err *err)
+static int load_dwarf(struct kt_uelf *ue, struct ktrace_err *err)
 {
-	if (!ur->dw_tried) {
-		ur->dw_tried = true;
-		if (elf_has_debug_info(ur->elf)) {
-			ur->dw = dwarf_begin_elf(ur->elf, DWARF_C_READ, NULL);
-			ur->dw_path = strdup(ur->path);
-			if (!ur->dw || !ur->dw_path)
-				ur->dw_errno = ur->dw ? ENOMEM : ENODATA;
+	if (!ue->dw_tried) {
+		ue->dw_tried = true;
+		if (elf_has_debug_info(ue->elf)) {
+			ue->dw = dwarf_begin_elf(ue->elf, DWARF_C_READ, NULL);
+			ue->dw_path = strdup(ue->path);
+			if (!ue->dw || !ue->dw_path)
+				ue->dw_errno = ue->dw ? ENOMEM : ENODATA;
 		} else {
-			ur->dw_errno = -find_separate_debug(ur);
-			if (ur->dw_errno == ENOENT)
-				ur->dw_errno = ENODATA;
+			ue->dw_errno = -find_separate_debug(ue);
+			if (ue->dw_errno == ENOENT)
+				ue->dw_errno = ENODATA;
 		}
-		ur->cfi_eh = dwarf_getcfi_elf(ur->elf);
+		ue->cfi_eh = dwarf_getcfi_elf(ue->elf);
 	}
-	if (ur->dw_errno == ESTALE)
+	if (ue->dw_errno == ESTALE)
 		return kt_err_set(err, ESTALE,
 			"'%s': its debug file '%s' (.gnu_debuglink) is not the one it was built with (CRC differs)",
-			ur->path, ur->dw_path);
-	if (ur->dw_errno == ENODATA)
+			ue->path, ue->dw_path);
+	if (ue->dw_errno == ENODATA)
 		return kt_err_set(err, ENODATA,
 			"'%s' has no DWARF debug info: install its -dbgsym package or rebuild with -g",
-			ur->path);
-	if (ur->dw_errno)
-		return kt_err_set(err, ur->dw_errno,
-			"'%s': cannot load DWARF debug info: %s", ur->path,
-			strerror(ur->dw_errno));
+			ue->path);
+	if (ue->dw_errno)
+		return kt_err_set(err, ue->dw_errno,
+			"'%s': cannot load DWARF debug info: %s", ue->path,
+			strerror(ue->dw_errno));
 	return 0;
 }
 
-void kt_ures_dwarf_free(struct uresolve *ur)
+void kt_dwarf_free(struct kt_uelf *ue)
 {
-	if (ur->cfi_eh)
-		dwarf_cfi_end(ur->cfi_eh);
-	if (ur->dw)
-		dwarf_end(ur->dw);
-	if (ur->dw_fd >= 0)
-		close(ur->dw_fd);
-	free(ur->dw_path);
-	ur->cfi_eh = NULL;
-	ur->dw = NULL;
-	ur->dw_fd = -1;
-	ur->dw_path = NULL;
-	ur->dw_tried = false;
+	if (ue->cfi_eh)
+		dwarf_cfi_end(ue->cfi_eh);
+	if (ue->dw)
+		dwarf_end(ue->dw);
+	if (ue->dw_fd >= 0)
+		close(ue->dw_fd);
+	free(ue->dw_path);
+	ue->cfi_eh = NULL;
+	ue->dw = NULL;
+	ue->dw_fd = -1;
+	ue->dw_path = NULL;
+	ue->dw_tried = false;
 }
 
 /* ------------------------------------------------------------- FILE:LINE */
@@ -155,7 +156,7 @@ static bool src_matches(const char *src, const char *file)
 	return ls == lf || src[ls - lf - 1] == '/' || file[0] == '/';
 }
 
-int kt_ures_line(struct uresolve *ur, const char *file, int line,
+int kt_dwarf_line(struct kt_uelf *ue, const char *file, int line,
 		  unsigned long *file_off, struct ktrace_err *err)
 {
 	Dwarf_CU *cu = NULL;
@@ -166,12 +167,12 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 	uint64_t off;
 	int ret;
 
-	ret = load_dwarf(ur, err);
+	ret = load_dwarf(ue, err);
 	if (ret)
 		return ret;
 	if (line <= 0)
 		return kt_err_set(err, EINVAL, "bad line number %d", line);
-	while (dwarf_get_units(ur->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+	while (dwarf_get_units(ue->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		Dwarf_Lines *lines;
 		size_t n, i;
 
@@ -214,7 +215,7 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 	if (!seen_file)
 		return kt_err_set(err, ENOENT,
 			"no source file '%s' in the debug info of '%s'", file,
-			ur->path);
+			ue->path);
 	if (!found && found_any) {
 		/* only rows the compiler did not mark as statements */
 		best = best_any;
@@ -229,7 +230,7 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 			"no code at %s:%d; nearest line with code: %d", file,
 			line, below ? below : above);
 	}
-	if (kt_segs_vaddr_to_off(&ur->segs, best, &off))
+	if (kt_segs_vaddr_to_off(&ue->segs, best, &off))
 		return kt_err_set(err, ENOEXEC,
 			"address 0x%" PRIx64 " of %s:%d is not in a loadable segment",
 			best, file, line);
@@ -239,9 +240,9 @@ int kt_ures_line(struct uresolve *ur, const char *file, int line,
 
 /* ------------------------------------------------------- variable access */
 
-static const char *dwarf_reg_name(const struct uresolve *ur, unsigned int r)
+static const char *dwarf_reg_name(const struct kt_uelf *ue, unsigned int r)
 {
-	return kt_arch_dwarf_reg(kt_arch_by_machine(ur->ehdr.e_machine), r);
+	return kt_arch_dwarf_reg(kt_arch_by_machine(ue->ehdr.e_machine), r);
 }
 
 enum loc_kind {
@@ -488,7 +489,7 @@ static const char *scalar_type(Dwarf_Die *type, int ptr_size)
 }
 
 /* Frame base at pc for DW_OP_fbreg: base register name and offset. */
-static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
+static int frame_base(struct kt_uelf *ue, Dwarf_Die *func, Dwarf_Addr pc,
 		      const char **reg, long *off)
 {
 	Dwarf_Attribute a;
@@ -502,19 +503,19 @@ static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
 	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
 		return -ENOTSUP;
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		*reg = dwarf_reg_name(ur, ops[0].atom - DW_OP_breg0);
+		*reg = dwarf_reg_name(ue, ops[0].atom - DW_OP_breg0);
 		*off = (long)ops[0].number;
 		return *reg ? 0 : -ENOTSUP;
 	}
 	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
-		*reg = dwarf_reg_name(ur, ops[0].atom - DW_OP_reg0);
+		*reg = dwarf_reg_name(ue, ops[0].atom - DW_OP_reg0);
 		*off = 0;
 		return *reg ? 0 : -ENOTSUP;
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return -ENOTSUP;
-	cfis[0] = ur->cfi_eh;
-	cfis[1] = dwarf_getcfi(ur->dw);
+	cfis[0] = ue->cfi_eh;
+	cfis[1] = dwarf_getcfi(ue->dw);
 	for (i = 0; i < 2; i++) {
 		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &frame))
 			continue;
@@ -529,7 +530,7 @@ static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
 				r = cfa[0].atom - DW_OP_breg0;
 				*off = (long)cfa[0].number;
 			}
-			*reg = dwarf_reg_name(ur, r);
+			*reg = dwarf_reg_name(ue, r);
 			free(frame);
 			return *reg ? 0 : -ENOTSUP;
 		}
@@ -540,10 +541,10 @@ static int frame_base(struct uresolve *ur, Dwarf_Die *func, Dwarf_Addr pc,
 }
 
 /* File offset base of the segment holding the probe, for @+ fetches. */
-static long file_off_of(const struct uresolve *ur, unsigned long probe_off,
+static long file_off_of(const struct kt_uelf *ue, unsigned long probe_off,
 			Dwarf_Addr addr)
 {
-	const struct kt_seg *g = kt_segs_of_off(&ur->segs, probe_off, false);
+	const struct kt_seg *g = kt_segs_of_off(&ue->segs, probe_off, false);
 
 	/*
 	 * The kernel maps @+OFF with the probe's own segment:
@@ -554,7 +555,7 @@ static long file_off_of(const struct uresolve *ur, unsigned long probe_off,
 }
 
 struct resolve_ctx {
-	struct uresolve *ur;
+	struct kt_uelf *ue;
 	unsigned long probe_off;
 	Dwarf_Addr pc;
 	Dwarf_Die *func;	/* innermost subprogram, or NULL */
@@ -606,7 +607,7 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var,
 	} else if (atom == DW_OP_fbreg) {
 		long fboff = 0;
 
-		if (frame_base(c->ur, c->func, c->pc, &reg, &fboff))
+		if (frame_base(c->ue, c->func, c->pc, &reg, &fboff))
 			return kt_err_set(c->err, ENOTSUP,
 				"'%s' lives in a stack frame whose base is unknown at this probe point",
 				c->name);
@@ -614,13 +615,13 @@ static int var_location(struct resolve_ctx *c, Dwarf_Die *var,
 		return kt_fetcharg_base_mem(l, rname,
 					    fboff + (long)ops[0].number);
 	} else if (atom == DW_OP_addr) {
-		kt_fetcharg_file(l, file_off_of(c->ur, c->probe_off,
+		kt_fetcharg_file(l, file_off_of(c->ue, c->probe_off,
 						ops[0].number));
 		return 0;
 	} else {
 		goto unsupported;
 	}
-	reg = dwarf_reg_name(c->ur, r);
+	reg = dwarf_reg_name(c->ue, r);
 	if (!reg)
 		return kt_err_set(c->err, ENOTSUP,
 			"'%s' is in DWARF register %u, which uprobes cannot read",
@@ -812,7 +813,7 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 		  Dwarf_Die *type, Dwarf_Die *member, bool is_member,
 		  char **fetcharg, char **tname)
 {
-	int ptr_size = c->ur->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	int ptr_size = c->ue->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
 	Dwarf_Attribute a;
 	Dwarf_Word bits;
 	Dwarf_Die elem;
@@ -923,8 +924,8 @@ static bool slot_in_prologue(struct resolve_ctx *c, struct kt_fetcharg *l,
 	    (strcmp(l->base, "%sp") && strcmp(l->base, "%bp")))
 		return false;
 	*end = 0;
-	if (kt_ures_skip_prologue(c->ur, probe_off - (c->pc - entry), end,
-				  &sub)) {
+	if (kt_dwarf_skip_prologue(c->ue, probe_off - (c->pc - entry), end,
+				   &sub)) {
 		ktrace_err_clear(&sub);
 		return false;
 	}
@@ -932,11 +933,11 @@ static bool slot_in_prologue(struct resolve_ctx *c, struct kt_fetcharg *l,
 	return c->pc - entry < *end;
 }
 
-int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
+int kt_dwarf_arg(struct kt_uelf *ue, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err)
 {
-	struct resolve_ctx c = { .ur = ur, .probe_off = probe_off, .err = err };
+	struct resolve_ctx c = { .ue = ue, .probe_off = probe_off, .err = err };
 	Dwarf_Die cudie, *scopes = NULL, var, vtype, member, func;
 	struct kt_fetcharg l = { 0 };
 	struct kt_apath ap;
@@ -948,13 +949,13 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 
 	*fetcharg = NULL;
 	*type = NULL;
-	ret = load_dwarf(ur, err);
+	ret = load_dwarf(ue, err);
 	if (ret)
 		return ret;
-	if (kt_segs_off_to_vaddr(&ur->segs, probe_off, false, &vaddr))
+	if (kt_segs_off_to_vaddr(&ue->segs, probe_off, false, &vaddr))
 		return kt_err_set(err, EINVAL,
 			"file offset 0x%lx is not in a loadable segment of '%s'",
-			probe_off, ur->path);
+			probe_off, ue->path);
 	c.pc = vaddr;
 	ret = kt_apath_parse(expr, &ap, err);
 	if (ret)
@@ -962,9 +963,9 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 	name = ap.name;
 	c.name = name;
 
-	if (!dwarf_addrdie(ur->dw, vaddr, &cudie))
+	if (!dwarf_addrdie(ue->dw, vaddr, &cudie))
 		return kt_err_set(err, ENOENT,
-			"no debug info covers 0x%lx in '%s'", vaddr, ur->path);
+			"no debug info covers 0x%lx in '%s'", vaddr, ue->path);
 	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
 	if (nscopes < 0)
 		nscopes = 0;
@@ -1003,7 +1004,7 @@ int kt_ures_arg(struct uresolve *ur, unsigned long probe_off,
 		    dwarf_hasattr_integrate(&var, DW_AT_declaration))
 			where = -2;	/* extern declaration: look further */
 		if (where < 0) {
-			if (!find_global(ur->dw, name, &var)) {
+			if (!find_global(ue->dw, name, &var)) {
 				char *names = visible_names(scopes, nscopes);
 				const char *fn = c.func ? dwarf_diename(c.func) : NULL;
 
@@ -1066,7 +1067,7 @@ out:
 
 /* ---------------------------------------------------------------- prologue */
 
-int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
+int kt_dwarf_skip_prologue(struct kt_uelf *ue, unsigned long func_off,
 			   unsigned long *off, struct ktrace_err *err)
 {
 	Dwarf_Die cudie, *scopes = NULL, *func = NULL;
@@ -1076,14 +1077,14 @@ int kt_ures_skip_prologue(struct uresolve *ur, unsigned long func_off,
 	size_t n, i;
 	int nscopes, k, entry_line = -1, ret;
 
-	ret = load_dwarf(ur, err);
+	ret = load_dwarf(ue, err);
 	if (ret)
 		return ret;
-	if (kt_segs_off_to_vaddr(&ur->segs, func_off, false, &vaddr) ||
-	    !dwarf_addrdie(ur->dw, vaddr, &cudie))
+	if (kt_segs_off_to_vaddr(&ue->segs, func_off, false, &vaddr) ||
+	    !dwarf_addrdie(ue->dw, vaddr, &cudie))
 		return kt_err_set(err, ENOENT,
 			"no debug info covers file offset 0x%lx of '%s'",
-			func_off, ur->path);
+			func_off, ue->path);
 	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
 	for (k = 0; k < nscopes; k++) {
 		if (dwarf_tag(&scopes[k]) == DW_TAG_subprogram) {

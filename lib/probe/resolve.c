@@ -17,13 +17,14 @@
 #include "tracefs/tfs.h"
 #include "arch/arch.h"
 #include "probe/btf.h"
+#include "probe/dwarf.h"
 #include "probe/uelf.h"
 #include "probe/probe_priv.h"
 #include "sym/symtab.h"
 
 struct ktrace_resolver {
 	struct ktrace_tfs *tfs;
-	struct kresolve *kres;	/* kernel symbols and BTF, on first use */
+	struct kt_btf *btf;	/* kernel symbols and BTF, on first use */
 };
 
 struct ktrace_resolver *ktrace_resolver_alloc(struct ktrace_tfs *tfs)
@@ -39,21 +40,21 @@ void ktrace_resolver_free(struct ktrace_resolver *res)
 {
 	if (!res)
 		return;
-	kt_kres_free(res->kres);
+	kt_btf_free(res->btf);
 	free(res);
 }
 
-static struct kresolve *res_kernel(struct ktrace_resolver *res)
+static struct kt_btf *res_kernel(struct ktrace_resolver *res)
 {
 	char *filt;
 
-	if (res->kres)
-		return res->kres;
+	if (res->btf)
+		return res->btf;
 	filt = kt_inst_path(kt_tfs_top(res->tfs), "available_filter_functions");
-	res->kres = kt_kres_open(getenv("KTRACE_BTF"),
-				  getenv("KTRACE_KALLSYMS"), NULL, filt);
+	res->btf = kt_btf_open(getenv("KTRACE_BTF"),
+			       getenv("KTRACE_KALLSYMS"), NULL, filt);
 	free(filt);
-	return res->kres;
+	return res->btf;
 }
 
 /* Move a resolver's error into err, its position shifted into the spec. */
@@ -129,7 +130,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 			  struct ktrace_err *err)
 {
 	struct ktrace_err sub = { .pos = -1 };
-	struct kresolve *kr;
+	struct kt_btf *kb;
 	int ret;
 
 	if (p->file) {
@@ -147,10 +148,10 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 			    "kernel FILE:LINE probes need the kernel's DWARF debug info (%s), and none is installed: install linux-image-%s-dbg or use FUNC[+OFFS]",
 			    path, u.release);
 	}
-	kr = res_kernel(res);
-	if (!kr)
+	kb = res_kernel(res);
+	if (!kb)
 		return -ENOMEM;
-	ret = kt_kres_func(kr, p->func, &sub);
+	ret = kt_btf_func(kb, p->func, &sub);
 	/* Not ftrace-able is fine for a kprobe (int3 is used instead), but
 	 * worth saying. */
 	if (ret == -EOPNOTSUPP && sub.msg) {
@@ -167,7 +168,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 	}
 	ktrace_err_clear(&sub);
 	if (p->offs) {
-		unsigned long long size = kt_kres_func_size(kr, p->func);
+		unsigned long long size = kt_btf_func_size(kb, p->func);
 
 		if (size && p->offs >= size)
 			return kt_probe_err(err, p->spec, p->lstart, ERANGE,
@@ -194,8 +195,8 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 			return kt_probe_err(err, p->spec, a->estart, EINVAL,
 				    "'%s' by name at %s+%lu: BTF gives a function's arguments at its entry only, and at an offset their registers may hold anything; probe %s itself, or fetch what you need raw (%%di, +8(%%si)...)",
 				    a->expr, p->func, p->offs, p->func);
-		ret = kt_kres_arg(kr, p->func, a->expr, p->is_return,
-				   &a->fetch, &a->rtype, &sub);
+		ret = kt_btf_arg(kb, p->func, a->expr, p->is_return,
+				 &a->fetch, &a->rtype, &sub);
 		if (ret)
 			return arg_err(p, a, ret, &sub, err);
 		if (p->is_return && strstr(a->fetch, "$arg") &&
@@ -220,7 +221,7 @@ static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
  * Raw fetchargs (registers at entry), offsets, lines and return probes
  * stay where they were asked for.
  */
-static int after_prologue(struct ktrace_probe *p, struct uresolve *ur)
+static int after_prologue(struct ktrace_probe *p, struct kt_uelf *ue)
 {
 	struct ktrace_err sub = { .pos = -1 };
 	unsigned long off;
@@ -232,7 +233,7 @@ static int after_prologue(struct ktrace_probe *p, struct uresolve *ur)
 		return 0;
 	/* No line table, or not a function entry: the entry stays, and the
 	 * argument resolver says what it cannot read there. */
-	if (kt_ures_skip_prologue(ur, p->file_off, &off, &sub) ||
+	if (kt_dwarf_skip_prologue(ue, p->file_off, &off, &sub) ||
 	    off == p->file_off) {
 		ktrace_err_clear(&sub);
 		return 0;
@@ -251,24 +252,24 @@ static int after_prologue(struct ktrace_probe *p, struct uresolve *ur)
 static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 {
 	struct ktrace_err sub = { .pos = -1 };
-	struct uresolve *ur;
+	struct kt_uelf *ue;
 	int ret = 0;
 	bool named = false;
 
-	ur = kt_ures_open(p->binary, &sub);
-	if (!ur) {
+	ue = kt_uelf_open(p->binary, &sub);
+	if (!ue) {
 		ret = -errno;
 		ret = kt_probe_err(err, p->spec, p->lstart, ret ? -ret : ENOENT, "%s",
 			   sub.msg ? sub.msg : "cannot open binary");
 		ktrace_err_clear(&sub);
 		return ret;
 	}
-	p->path = strdup(kt_ures_path(ur));
+	p->path = strdup(kt_uelf_path(ue));
 	if (p->file)
-		ret = kt_ures_line(ur, p->file, p->line, &p->file_off, &sub);
+		ret = kt_dwarf_line(ue, p->file, p->line, &p->file_off, &sub);
 	else
-		ret = kt_ures_symbol(ur, p->func, p->offs, &p->file_off,
-				      &sub);
+		ret = kt_uelf_symbol(ue, p->func, p->offs, &p->file_off,
+				     &sub);
 	if (ret) {
 		/* under the symbol, not its binary's path */
 		ret = kt_probe_err(err, p->spec, p->file ? p->lstart :
@@ -279,7 +280,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 	}
 	for (int i = 0; i < p->nargs; i++)
 		named |= !p->args[i].raw;
-	ret = after_prologue(p, ur);
+	ret = after_prologue(p, ue);
 	if (ret)
 		goto out;
 	for (int i = 0; i < p->nargs; i++) {
@@ -299,7 +300,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 			}
 			continue;
 		}
-		ret = kt_ures_arg(ur, p->file_off, a->expr, p->is_return,
+		ret = kt_dwarf_arg(ue, p->file_off, a->expr, p->is_return,
 				   &a->fetch, &a->rtype, &sub);
 		if (ret) {
 			ret = arg_err(p, a, ret, &sub, err);
@@ -310,7 +311,7 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 				 p->file_off) < 0)
 		ret = -ENOMEM;
 out:
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 	return ret;
 }
 

@@ -16,8 +16,6 @@
 #include <unistd.h>
 
 #include "base/internal.h"
-#include "probe/btf.h"
-#include "probe/uelf.h"
 #include "probe/probe_priv.h"
 
 int kt_probe_err(struct ktrace_err *err, const char *spec, int pos, int errnum,

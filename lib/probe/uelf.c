@@ -110,8 +110,8 @@ static bool ldcache_key_matches(const char *key, const char *name)
 	return false;
 }
 
-int kt_ures_ldcache_lookup(const char *cache, const char *name,
-			    bool check_elf, char **path)
+int kt_uelf_ldcache_lookup(const char *cache, const char *name,
+			   bool check_elf, char **path)
 {
 	const struct ldcache_head *head;
 	const struct ldcache_entry *ents;
@@ -273,8 +273,8 @@ static bool looks_like_lib(const char *name)
 	return !strncmp(name, "lib", 3) || strstr(name, ".so");
 }
 
-int kt_ures_find_binary(const char *name, char **path,
-			 struct ktrace_err *err)
+int kt_uelf_find_binary(const char *name, char **path,
+			struct ktrace_err *err)
 {
 	char *found = NULL, *real;
 	int ret;
@@ -286,7 +286,7 @@ int kt_ures_find_binary(const char *name, char **path,
 		if (!found)
 			return kt_err_set(err, ENOMEM, "out of memory");
 	} else if (looks_like_lib(name)) {
-		ret = kt_ures_ldcache_lookup(NULL, name, true, &found);
+		ret = kt_uelf_ldcache_lookup(NULL, name, true, &found);
 		if (ret)
 			ret = lookup_lib_dirs(name, &found);
 		if (ret)
@@ -298,7 +298,7 @@ int kt_ures_find_binary(const char *name, char **path,
 	} else {
 		ret = lookup_path_env(name, &found);
 		if (ret)
-			ret = kt_ures_ldcache_lookup(NULL, name, true, &found);
+			ret = kt_uelf_ldcache_lookup(NULL, name, true, &found);
 		if (ret)
 			return kt_err_set(err, ENOENT,
 				"'%s' not found in $PATH (give a path to use another file)",
@@ -319,52 +319,52 @@ int kt_ures_find_binary(const char *name, char **path,
 
 /* ------------------------------------------------------------------ handle */
 
-struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
+struct kt_uelf *kt_uelf_open(const char *binary, struct ktrace_err *err)
 {
-	struct uresolve *ur;
+	struct kt_uelf *ue;
 	int ret;
 
-	ur = calloc(1, sizeof(*ur));
-	if (!ur) {
+	ue = calloc(1, sizeof(*ue));
+	if (!ue) {
 		kt_err_set(err, ENOMEM, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
-	ur->fd = -1;
-	ur->dw_fd = -1;
-	ret = kt_ures_find_binary(binary, &ur->path, err);
-	if (!ret && !ur->path) {
+	ue->fd = -1;
+	ue->dw_fd = -1;
+	ret = kt_uelf_find_binary(binary, &ue->path, err);
+	if (!ret && !ue->path) {
 		kt_err_set(err, ENOENT, "no binary found");
 		ret = -ENOENT;
 	}
 	if (ret)
 		goto fail;
 	elf_version(EV_CURRENT);
-	ur->fd = kt_open_regular(ur->path);
-	if (ur->fd < 0) {
+	ue->fd = kt_open_regular(ue->path);
+	if (ue->fd < 0) {
 		ret = -errno;
 		if (ret == -KT_ENOTREG)
 			kt_err_set(err, ret, "'%s' is not a regular file",
-				   ur->path);
+				   ue->path);
 		else
 			kt_err_set(err, ret, "cannot open '%s': %s",
-				   ur->path, strerror(-ret));
+				   ue->path, strerror(-ret));
 		goto fail;
 	}
-	ur->elf = elf_begin(ur->fd, ELF_C_READ_MMAP, NULL);
-	if (!ur->elf || elf_kind(ur->elf) != ELF_K_ELF ||
-	    !gelf_getehdr(ur->elf, &ur->ehdr)) {
+	ue->elf = elf_begin(ue->fd, ELF_C_READ_MMAP, NULL);
+	if (!ue->elf || elf_kind(ue->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(ue->elf, &ue->ehdr)) {
 		ret = kt_err_set(err, ENOEXEC, "'%s' is not an ELF file",
-				 ur->path);
+				 ue->path);
 		goto fail;
 	}
-	if (ur->ehdr.e_type != ET_EXEC && ur->ehdr.e_type != ET_DYN) {
+	if (ue->ehdr.e_type != ET_EXEC && ue->ehdr.e_type != ET_DYN) {
 		ret = kt_err_set(err, ENOEXEC,
 			"'%s' is neither an executable nor a shared library",
-			ur->path);
+			ue->path);
 		goto fail;
 	}
-	ret = kt_segs_read(&ur->segs, ur->elf);
+	ret = kt_segs_read(&ue->segs, ue->elf);
 	if (ret == -ENOMEM) {
 		kt_err_set(err, ENOMEM, "out of memory");
 		goto fail;
@@ -372,81 +372,81 @@ struct uresolve *kt_ures_open(const char *binary, struct ktrace_err *err)
 	if (ret) {
 		ret = kt_err_set(err, ENOEXEC,
 				 "'%s': cannot read program headers: %s",
-				 ur->path, elf_errmsg(-1));
+				 ue->path, elf_errmsg(-1));
 		goto fail;
 	}
-	if (!ur->segs.n) {
+	if (!ue->segs.n) {
 		ret = kt_err_set(err, ENOEXEC,
-				 "'%s' has no loadable segment", ur->path);
+				 "'%s' has no loadable segment", ue->path);
 		goto fail;
 	}
-	return ur;
+	return ue;
 fail:
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 	errno = -ret;
 	return NULL;
 }
 
-static void free_syms(struct uresolve *ur)
+static void free_syms(struct kt_uelf *ue)
 {
 	size_t i;
 
-	for (i = 0; i < ur->nsyms; i++) {
-		free(ur->syms[i].name);
-		free(ur->syms[i].version);
-		free(ur->syms[i].demangled);
+	for (i = 0; i < ue->nsyms; i++) {
+		free(ue->syms[i].name);
+		free(ue->syms[i].version);
+		free(ue->syms[i].demangled);
 	}
-	free(ur->syms);
-	ur->syms = NULL;
-	ur->nsyms = 0;
+	free(ue->syms);
+	ue->syms = NULL;
+	ue->nsyms = 0;
 }
 
-void kt_ures_free(struct uresolve *ur)
+void kt_uelf_free(struct kt_uelf *ue)
 {
-	if (!ur)
+	if (!ue)
 		return;
-	kt_ures_dwarf_free(ur);
-	free_syms(ur);
-	if (ur->elf)
-		elf_end(ur->elf);
-	if (ur->fd >= 0)
-		close(ur->fd);
-	kt_segs_free(&ur->segs);
-	free(ur->path);
-	free(ur);
+	kt_dwarf_free(ue);
+	free_syms(ue);
+	if (ue->elf)
+		elf_end(ue->elf);
+	if (ue->fd >= 0)
+		close(ue->fd);
+	kt_segs_free(&ue->segs);
+	free(ue->path);
+	free(ue);
 }
 
-const char *kt_ures_path(const struct uresolve *ur)
+const char *kt_uelf_path(const struct kt_uelf *ue)
 {
-	return ur->path;
+	return ue->path;
 }
 
 /* ----------------------------------------------------------------- symbols */
 
 /* Version names of SHT_GNU_verdef, indexed by vd_ndx. */
 struct sym_load {
-	struct uresolve *ur;
+	struct kt_uelf *ue;
 	size_t cap;
 };
 
 static int add_sym(const struct kt_elf_sym *es, void *arg)
 {
 	struct sym_load *ld = arg;
-	struct uresolve *ur = ld->ur;
+	struct kt_uelf *ue = ld->ue;
 	const char *raw = es->name, *ver = es->version, *at;
 	bool hidden = es->hidden;
 	struct usym *u;
 
-	if (ur->nsyms == ld->cap) {
+	if (ue->nsyms == ld->cap) {
 		size_t nc = ld->cap ? ld->cap * 2 : 256;
-		struct usym *n = realloc(ur->syms, nc * sizeof(*n));
+		struct usym *n = realloc(ue->syms, nc * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		ur->syms = n;
+		ue->syms = n;
 		ld->cap = nc;
 	}
-	u = &ur->syms[ur->nsyms];
+	u = &ue->syms[ue->nsyms];
 	memset(u, 0, sizeof(*u));
 	at = strchr(raw, '@');
 	if (at && !ver) {
@@ -465,32 +465,32 @@ static int add_sym(const struct kt_elf_sym *es, void *arg)
 	u->addr = es->sym.st_value;
 	u->size = es->sym.st_size;
 	u->demangled = kt_demangle(u->name);
-	ur->nsyms++;
+	ue->nsyms++;
 	return 0;
 }
 
-static int load_syms(struct uresolve *ur)
+static int load_syms(struct kt_uelf *ue)
 {
-	struct sym_load ld = { .ur = ur };
+	struct sym_load ld = { .ue = ue };
 	int ret;
 
-	if (ur->syms_loaded)
+	if (ue->syms_loaded)
 		return 0;
-	ret = kt_elf_code_syms(ur->elf, add_sym, &ld);
+	ret = kt_elf_code_syms(ue->elf, add_sym, &ld);
 	/* stripped: the names its debug file (or MiniDebugInfo) keeps */
 	if (ret == 0) {
-		ret = kt_elf_debug_syms(ur->elf, ur->path, add_sym, &ld);
+		ret = kt_elf_debug_syms(ue->elf, ue->path, add_sym, &ld);
 		if (ret == -ENOENT)
 			ret = 0;
 		else if (!ret)
 			ret = 1;
 	}
 	if (ret < 0) {
-		free_syms(ur);
+		free_syms(ue);
 		return ret;
 	}
-	ur->has_symtab = ret == 1;
-	ur->syms_loaded = true;
+	ue->has_symtab = ret == 1;
+	ue->syms_loaded = true;
 	return 0;
 }
 
@@ -587,7 +587,7 @@ static const char *usym_display(const struct usym *u)
 /* Up to 5 names close to want, as ", "-separated text (caller frees);
  * NULL when none (or no memory). Names are compared without their
  * parameter lists, and a name that holds want qualifies too. */
-static char *close_matches(struct uresolve *ur, const char *want)
+static char *close_matches(struct kt_uelf *ue, const char *want)
 {
 	struct kt_suggest sg;
 	size_t len = 1;
@@ -595,8 +595,8 @@ static char *close_matches(struct uresolve *ur, const char *want)
 
 	if (kt_suggest_init(&sg, want, 5, true))
 		return NULL;
-	for (size_t i = 0; i < ur->nsyms; i++) {
-		const char *name = usym_display(&ur->syms[i]);
+	for (size_t i = 0; i < ue->nsyms; i++) {
+		const char *name = usym_display(&ue->syms[i]);
 
 		kt_suggest_add(&sg, name, demangled_base_len(name), name);
 	}
@@ -618,7 +618,7 @@ static char *close_matches(struct uresolve *ur, const char *want)
 }
 
 /* Candidate list for an ambiguity message (caller frees). */
-static char *list_candidates(struct uresolve *ur, const size_t *idx, size_t n)
+static char *list_candidates(struct kt_uelf *ue, const size_t *idx, size_t n)
 {
 	char *out = NULL;
 	size_t len = 0, i;
@@ -627,7 +627,7 @@ static char *list_candidates(struct uresolve *ur, const size_t *idx, size_t n)
 	if (!f)
 		return NULL;
 	for (i = 0; i < n && i < 8; i++) {
-		const struct usym *u = &ur->syms[idx[i]];
+		const struct usym *u = &ue->syms[idx[i]];
 
 		fprintf(f, "%s%s%s%s at 0x%lx", i ? ", " : "", usym_display(u),
 			u->version ? (u->hidden ? "@" : "@@") : "",
@@ -639,8 +639,8 @@ static char *list_candidates(struct uresolve *ur, const size_t *idx, size_t n)
 	return out;
 }
 
-int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
-		    unsigned long *file_off, struct ktrace_err *err)
+int kt_uelf_symbol(struct kt_uelf *ue, const char *sym, unsigned long add,
+		   unsigned long *file_off, struct ktrace_err *err)
 {
 	char *base, *ver = NULL, *at;
 	bool want_default = false, cxx;
@@ -650,12 +650,12 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 	uint64_t off64;
 	int ret;
 
-	ret = load_syms(ur);
+	ret = load_syms(ue);
 	if (ret)
 		return kt_err_set(err, -ret, "'%s': cannot read symbols",
-				  ur->path);
+				  ue->path);
 	base = strdup(sym);
-	idx = calloc(ur->nsyms ? ur->nsyms : 1, sizeof(*idx));
+	idx = calloc(ue->nsyms ? ue->nsyms : 1, sizeof(*idx));
 	if (!base || !idx) {
 		ret = kt_err_set(err, ENOMEM, "out of memory");
 		goto out;
@@ -674,8 +674,8 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 			continue;
 		if (pass == 2 && strpbrk(base, "<("))
 			break;
-		for (i = 0; i < ur->nsyms; i++) {
-			const struct usym *u = &ur->syms[i];
+		for (i = 0; i < ue->nsyms; i++) {
+			const struct usym *u = &ue->syms[i];
 
 			if (pass == 0 ? strcmp(u->name, base) :
 					!cxx_matches(u, base, pass == 2))
@@ -687,19 +687,19 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 		}
 	}
 	if (!nidx) {
-		char *near = close_matches(ur, base);
+		char *near = close_matches(ue, base);
 
-		const char *hint = ur->has_symtab ? "" :
+		const char *hint = ue->has_symtab ? "" :
 			" (no .symtab: only exported functions are known)";
 
 		if (ver)
 			ret = kt_err_set(err, ENOENT,
 				"no function '%s' with version '%s' in '%s'%s%s%s",
-				base, ver, ur->path, hint,
+				base, ver, ue->path, hint,
 				near ? "; did you mean: " : "", near ? near : "");
 		else
 			ret = kt_err_set(err, ENOENT,
-				"no function '%s' in '%s'%s%s%s", base, ur->path,
+				"no function '%s' in '%s'%s%s%s", base, ue->path,
 				hint, near ? "; did you mean: " : "",
 				near ? near : "");
 		free(near);
@@ -711,12 +711,12 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 		bool dup = false;
 
 		for (k = 0; k < j; k++) {
-			if (ur->syms[idx[k]].addr == ur->syms[idx[i]].addr) {
+			if (ue->syms[idx[k]].addr == ue->syms[idx[i]].addr) {
 				dup = true;
-				if (ur->syms[idx[i]].size > ur->syms[idx[k]].size)
+				if (ue->syms[idx[i]].size > ue->syms[idx[k]].size)
 					idx[k] = idx[i];
 				/* prefer the versioned spelling for messages */
-				else if (!ur->syms[idx[k]].version)
+				else if (!ue->syms[idx[k]].version)
 					idx[k] = idx[i];
 			}
 		}
@@ -727,21 +727,21 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 	if (nidx > 1 && !ver) {
 		/* a plain name means the default version */
 		for (i = 0, j = 0; i < nidx; i++)
-			if (!ur->syms[idx[i]].hidden)
+			if (!ue->syms[idx[i]].hidden)
 				idx[j++] = idx[i];
 		if (j)
 			nidx = j;
 	}
 	if (nidx > 1) {
-		char *list = list_candidates(ur, idx, nidx);
+		char *list = list_candidates(ue, idx, nidx);
 
 		ret = kt_err_set(err, EINVAL,
-			"'%s' is ambiguous in '%s': %s", sym, ur->path,
+			"'%s' is ambiguous in '%s': %s", sym, ue->path,
 			list ? list : "several addresses");
 		free(list);
 		goto out;
 	}
-	pick = &ur->syms[idx[0]];
+	pick = &ue->syms[idx[0]];
 	size = pick->size;
 	if (add && !size) {
 		ret = kt_err_set(err, EINVAL,
@@ -755,10 +755,10 @@ int kt_ures_symbol(struct uresolve *ur, const char *sym, unsigned long add,
 			add, add, sym, size);
 		goto out;
 	}
-	if (kt_segs_vaddr_to_off(&ur->segs, pick->addr + add, &off64)) {
+	if (kt_segs_vaddr_to_off(&ue->segs, pick->addr + add, &off64)) {
 		ret = kt_err_set(err, ENOEXEC,
 			"address 0x%lx of '%s' is not in a loadable segment of '%s'",
-			pick->addr + add, sym, ur->path);
+			pick->addr + add, sym, ue->path);
 		goto out;
 	}
 	*file_off = off64;

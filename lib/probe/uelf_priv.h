@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
-/* Shared between uresolve.c (ELF, symbols) and udwarf.c (DWARF). */
-#ifndef KTRACE_URESOLVE_PRIV_H
-#define KTRACE_URESOLVE_PRIV_H
+/* The handle shared by uelf.c (ELF, symbols) and dwarf.c (DWARF). */
+#ifndef KTRACE_PROBE_UELF_PRIV_H
+#define KTRACE_PROBE_UELF_PRIV_H
 
 #include <gelf.h>
 #include <elfutils/libdw.h>
@@ -18,7 +18,7 @@ struct usym {
 	bool hidden;		/* name@VER rather than name@@VER */
 };
 
-struct uresolve {
+struct kt_uelf {
 	char *path;
 	int fd;
 	Elf *elf;
@@ -30,7 +30,7 @@ struct uresolve {
 	bool syms_loaded;
 	bool has_symtab;	/* not stripped */
 
-	/* DWARF, loaded on first use by udwarf.c */
+	/* DWARF, loaded on first use by dwarf.c */
 	bool dw_tried;
 	int dw_errno;
 	int dw_fd;
@@ -40,7 +40,7 @@ struct uresolve {
 				 * stale one refused) */
 };
 
-/* Release what udwarf.c loaded. */
-void kt_ures_dwarf_free(struct uresolve *ur);
+/* Release what dwarf.c loaded (kt_uelf_free() calls it). */
+void kt_dwarf_free(struct kt_uelf *ue);
 
 #endif

@@ -612,7 +612,7 @@ static void test_bug_kernel_offset_outside_function(void **state)
 
 /*
  * BUG (lib/probe/probe.c, is_var_expr): "$retval->field" is taken as a raw
- * fetch argument and refused for its '>', although kt_kres_arg() resolves
+ * fetch argument and refused for its '>', although kt_btf_arg() resolves
  * $retval->field from BTF.
  */
 static void test_bug_retval_field(void **state)

@@ -15,7 +15,7 @@
 
 #include "probe/btf.h"
 
-#define FIX_DIR	"tests/fixtures/kresolve"
+#define FIX_DIR	"tests/fixtures/btf"
 
 static char fix_dir[4096];
 static char kallsyms[4200], blacklist[4200], filters[4200];
@@ -30,7 +30,7 @@ static int find_fixtures(void **state)
 	if (access(FIX_DIR "/kallsyms", R_OK) == 0)
 		snprintf(fix_dir, sizeof(fix_dir), "%s", FIX_DIR);
 	else if (slash)
-		snprintf(fix_dir, sizeof(fix_dir), "%.*s/../fixtures/kresolve",
+		snprintf(fix_dir, sizeof(fix_dir), "%.*s/../fixtures/btf",
 			 (int)(slash - src), src);
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", fix_dir);
 	snprintf(blacklist, sizeof(blacklist), "%s/blacklist", fix_dir);
@@ -39,20 +39,20 @@ static int find_fixtures(void **state)
 	return access(kallsyms, R_OK);
 }
 
-static struct kresolve *open_fixture(void)
+static struct kt_btf *open_fixture(void)
 {
-	struct kresolve *kr = kt_kres_open("/nonexistent/btf", kallsyms,
-					    blacklist, filters);
+	struct kt_btf *kb = kt_btf_open("/nonexistent/btf", kallsyms,
+					blacklist, filters);
 
-	assert_non_null(kr);
-	return kr;
+	assert_non_null(kb);
+	return kb;
 }
 
-static void expect_func(struct kresolve *kr, const char *func, int want,
+static void expect_func(struct kt_btf *kb, const char *func, int want,
 			const char *msg)
 {
 	struct ktrace_err err = { .pos = -1 };
-	int ret = kt_kres_func(kr, func, &err);
+	int ret = kt_btf_func(kb, func, &err);
 
 	assert_int_equal(ret, want);
 	if (msg) {
@@ -68,46 +68,46 @@ static void expect_func(struct kresolve *kr, const char *func, int want,
 
 static void test_func_known(void **state)
 {
-	struct kresolve *kr = open_fixture();
+	struct kt_btf *kb = open_fixture();
 
 	(void)state;
-	expect_func(kr, "do_sys_open", 0, NULL);
-	expect_func(kr, "do_sys_openat2", 0, NULL);
-	expect_func(kr, "foo_helper.isra.0", 0, NULL);
-	expect_func(kr, "mymod_init", 0, NULL);
+	expect_func(kb, "do_sys_open", 0, NULL);
+	expect_func(kb, "do_sys_openat2", 0, NULL);
+	expect_func(kb, "foo_helper.isra.0", 0, NULL);
+	expect_func(kb, "mymod_init", 0, NULL);
 	/* after a blank and a truncated line */
-	expect_func(kr, "after_blank", 0, NULL);
-	kt_kres_free(kr);
+	expect_func(kb, "after_blank", 0, NULL);
+	kt_btf_free(kb);
 }
 
 static void test_func_close_matches(void **state)
 {
-	struct kresolve *kr = open_fixture();
+	struct kt_btf *kb = open_fixture();
 
 	(void)state;
-	expect_func(kr, "do_sys_opn", -ENOENT,
+	expect_func(kb, "do_sys_opn", -ENOENT,
 		    "no such kernel function 'do_sys_opn'; did you mean: do_sys_open, do_sys_openat2, do_sys_poll?");
 	/* transposed letters */
-	expect_func(kr, "vfs_raed", -ENOENT,
+	expect_func(kb, "vfs_raed", -ENOENT,
 		    "no such kernel function 'vfs_raed'; did you mean: vfs_read, vfs_readv?");
 	/* data symbols are not functions, even when spelled exactly */
-	expect_func(kr, "do_sys_opem", -ENOENT,
+	expect_func(kb, "do_sys_opem", -ENOENT,
 		    "no such kernel function 'do_sys_opem'; did you mean: do_sys_open, do_sys_openat2, do_sys_poll?");
-	expect_func(kr, "zzzzzzzzzzzz", -ENOENT,
+	expect_func(kb, "zzzzzzzzzzzz", -ENOENT,
 		    "no such kernel function 'zzzzzzzzzzzz'");
-	kt_kres_free(kr);
+	kt_btf_free(kb);
 }
 
 static void test_func_clones(void **state)
 {
-	struct kresolve *kr = open_fixture();
+	struct kt_btf *kb = open_fixture();
 	char **v;
 
 	(void)state;
-	expect_func(kr, "foo_helper", -ENOENT,
+	expect_func(kb, "foo_helper", -ENOENT,
 		    "no such kernel function 'foo_helper'; did you mean: foo_helper.isra.0, foo_helper.constprop.0?");
 	/* a clone that does not exist: the other clones and the base */
-	v = kt_kres_suggest(kr, "bar_split.isra.0", 5);
+	v = kt_btf_suggest(kb, "bar_split.isra.0", 5);
 	assert_non_null(v);
 	assert_non_null(v[0]);
 	assert_non_null(v[1]);
@@ -115,58 +115,58 @@ static void test_func_clones(void **state)
 	assert_string_equal(v[1], "bar_split.part.0");
 	ktrace_strv_free(v);
 	/* max is honoured */
-	v = kt_kres_suggest(kr, "do_sys_opn", 1);
+	v = kt_btf_suggest(kb, "do_sys_opn", 1);
 	assert_non_null(v);
 	assert_string_equal(v[0], "do_sys_open");
 	assert_null(v[1]);
 	ktrace_strv_free(v);
-	v = kt_kres_suggest(kr, "qqqqqqqqqqqqqqqq", 5);
+	v = kt_btf_suggest(kb, "qqqqqqqqqqqqqqqq", 5);
 	assert_non_null(v);
 	assert_null(v[0]);
 	ktrace_strv_free(v);
-	kt_kres_free(kr);
+	kt_btf_free(kb);
 }
 
 static void test_func_blacklist_notrace(void **state)
 {
-	struct kresolve *kr = open_fixture();
+	struct kt_btf *kb = open_fixture();
 
 	(void)state;
-	expect_func(kr, "exc_int3", -EPERM,
+	expect_func(kb, "exc_int3", -EPERM,
 		    "kernel function 'exc_int3' is on the kprobe blacklist and cannot be probed");
-	expect_func(kr, "mymod_func", -EPERM,
+	expect_func(kb, "mymod_func", -EPERM,
 		    "kernel function 'mymod_func' is on the kprobe blacklist and cannot be probed");
-	expect_func(kr, "notrace_helper", -EOPNOTSUPP,
+	expect_func(kb, "notrace_helper", -EOPNOTSUPP,
 		    "kernel function 'notrace_helper' is not traceable (not in available_filter_functions)");
-	expect_func(kr, "do sys", -EINVAL,
+	expect_func(kb, "do sys", -EINVAL,
 		    "'do sys' is not a valid kernel symbol name");
-	expect_func(kr, "", -EINVAL, "'' is not a valid kernel symbol name");
-	kt_kres_free(kr);
+	expect_func(kb, "", -EINVAL, "'' is not a valid kernel symbol name");
+	kt_btf_free(kb);
 }
 
 static void test_func_missing_sources(void **state)
 {
-	struct kresolve *kr;
+	struct kt_btf *kb;
 
 	(void)state;
 	/* unreadable blacklist and filter list: those checks are skipped */
-	kr = kt_kres_open("/nonexistent/btf", kallsyms, "/nonexistent/bl",
-			   "/nonexistent/aff");
-	assert_non_null(kr);
-	expect_func(kr, "exc_int3", 0, NULL);
-	expect_func(kr, "notrace_helper", 0, NULL);
-	expect_func(kr, "nope_nope", -ENOENT,
+	kb = kt_btf_open("/nonexistent/btf", kallsyms, "/nonexistent/bl",
+			 "/nonexistent/aff");
+	assert_non_null(kb);
+	expect_func(kb, "exc_int3", 0, NULL);
+	expect_func(kb, "notrace_helper", 0, NULL);
+	expect_func(kb, "nope_nope", -ENOENT,
 		    "no such kernel function 'nope_nope'");
-	kt_kres_free(kr);
+	kt_btf_free(kb);
 	/* no kallsyms: nothing can be said, suggestions fail */
-	kr = kt_kres_open("/nonexistent/btf", "/nonexistent/kallsyms",
-			   blacklist, filters);
-	assert_non_null(kr);
-	assert_null(kt_kres_suggest(kr, "do_sys_opn", 5));
+	kb = kt_btf_open("/nonexistent/btf", "/nonexistent/kallsyms",
+			 blacklist, filters);
+	assert_non_null(kb);
+	assert_null(kt_btf_suggest(kb, "do_sys_opn", 5));
 	assert_int_equal(errno, ENOENT);
-	expect_func(kr, "exc_int3", -EPERM,
+	expect_func(kb, "exc_int3", -EPERM,
 		    "kernel function 'exc_int3' is on the kprobe blacklist and cannot be probed");
-	kt_kres_free(kr);
+	kt_btf_free(kb);
 }
 
 /* ------------------------------------------------------ synthetic BTF */
@@ -177,7 +177,7 @@ static int write_btf(struct btf *btf, char *path, size_t len)
 	__u32 size;
 	int fd;
 
-	snprintf(path, len, "/tmp/test_kresolve.XXXXXX");
+	snprintf(path, len, "/tmp/test_btf.XXXXXX");
 	fd = mkstemp(path);
 	if (fd < 0)
 		return -1;
@@ -319,7 +319,7 @@ static int synth_btf_notags(char *path, size_t len)
 
 struct synth_state {
 	char path[64];
-	struct kresolve *kr;
+	struct kt_btf *kb;
 };
 
 static int synth_setup(void **state)
@@ -328,29 +328,29 @@ static int synth_setup(void **state)
 
 	if (!st || synth_btf(st->path, sizeof(st->path)))
 		return -1;
-	st->kr = kt_kres_open(st->path, kallsyms, blacklist, filters);
+	st->kb = kt_btf_open(st->path, kallsyms, blacklist, filters);
 	*state = st;
-	return st->kr ? 0 : -1;
+	return st->kb ? 0 : -1;
 }
 
 static int synth_teardown(void **state)
 {
 	struct synth_state *st = *state;
 
-	kt_kres_free(st->kr);
+	kt_btf_free(st->kb);
 	unlink(st->path);
 	free(st);
 	return 0;
 }
 
-static void expect_arg(struct kresolve *kr, const char *func, const char *expr,
+static void expect_arg(struct kt_btf *kb, const char *func, const char *expr,
 		       bool ret_probe, const char *fetch, const char *type)
 {
 	struct ktrace_err err = { .pos = -1 };
 	char *fa = NULL, *ty = NULL;
 	int ret;
 
-	ret = kt_kres_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
+	ret = kt_btf_arg(kb, func, expr, ret_probe, &fa, &ty, &err);
 	if (ret)
 		fail_msg("%s %s: %d %s", func, expr, ret, err.msg);
 	assert_string_equal(fa, fetch);
@@ -361,7 +361,7 @@ static void expect_arg(struct kresolve *kr, const char *func, const char *expr,
 }
 
 /* msg NULL: only the error code is checked. pos < -1: not checked. */
-static void expect_arg_err(struct kresolve *kr, const char *func,
+static void expect_arg_err(struct kt_btf *kb, const char *func,
 			   const char *expr, bool ret_probe, int want,
 			   const char *msg, int pos)
 {
@@ -369,7 +369,7 @@ static void expect_arg_err(struct kresolve *kr, const char *func,
 	char *fa = (char *)1, *ty = (char *)1;
 	int ret;
 
-	ret = kt_kres_arg(kr, func, expr, ret_probe, &fa, &ty, &err);
+	ret = kt_btf_arg(kb, func, expr, ret_probe, &fa, &ty, &err);
 	assert_int_equal(ret, want);
 	assert_null(fa);
 	assert_null(ty);
@@ -383,148 +383,148 @@ static void expect_arg_err(struct kresolve *kr, const char *func,
 
 static void test_synth_scalars(void **state)
 {
-	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
 
-	expect_arg(kr, "f1", "o", false, "%di", "x64");
-	expect_arg(kr, "f1", "n", false, "%si", "s32");
-	expect_arg(kr, "f1", "$arg2", false, "%si", "s32");
-	expect_arg(kr, "f1", "up", false, "+0(%dx)", "ustring");
+	expect_arg(kb, "f1", "o", false, "%di", "x64");
+	expect_arg(kb, "f1", "n", false, "%si", "s32");
+	expect_arg(kb, "f1", "$arg2", false, "%si", "s32");
+	expect_arg(kb, "f1", "up", false, "+0(%dx)", "ustring");
 	/* u8 * is a byte buffer, not a string */
-	expect_arg(kr, "f1", "bytes", false, "%cx", "x64");
+	expect_arg(kb, "f1", "bytes", false, "%cx", "x64");
 	/* b (24 bytes) goes on the stack: p6 and p7 take the last registers */
-	expect_arg(kr, "f1", "p6", false, "%r8", "s64");
-	expect_arg(kr, "f1", "p7", false, "%r9", "s64");
+	expect_arg(kb, "f1", "p6", false, "%r8", "s64");
+	expect_arg(kb, "f1", "p7", false, "%r9", "s64");
 	/* p8: on the stack after b's three slots; $stack0 is the return
 	 * address at the entry */
-	expect_arg(kr, "f1", "p8", false, "$stack4", "s64");
+	expect_arg(kb, "f1", "p8", false, "$stack4", "s64");
 	/* at a return the stack slot may be gone */
-	expect_arg_err(kr, "f1", "p8", true, -E2BIG, NULL, 0);
+	expect_arg_err(kb, "f1", "p8", true, -E2BIG, NULL, 0);
 	/* struct small (16 bytes) takes two registers */
-	expect_arg(kr, "f2", "x", false, "%dx", "s32");
-	expect_arg(kr, "f1", "$retval", true, "$retval", "u32");
-	expect_arg(kr, "f2", "$retval", true, "$retval", "s64");
-	expect_arg_err(kr, "f3", "$retval", true, -EOPNOTSUPP,
+	expect_arg(kb, "f2", "x", false, "%dx", "s32");
+	expect_arg(kb, "f1", "$retval", true, "$retval", "u32");
+	expect_arg(kb, "f2", "$retval", true, "$retval", "s64");
+	expect_arg_err(kb, "f3", "$retval", true, -EOPNOTSUPP,
 		       "'$retval' is void", -2);
-	expect_arg_err(kr, "f1", "$retval", false, -EINVAL,
+	expect_arg_err(kb, "f1", "$retval", false, -EINVAL,
 		       "$retval is only available in a return probe (f1%return)",
 		       0);
 	/* in a return probe, parameters come from the kernel's entry copy */
-	expect_arg(kr, "f1", "n", true, "$arg2", "s32");
-	expect_arg(kr, "f1", "o->x", true, "+0($arg1)", "s64");
+	expect_arg(kb, "f1", "n", true, "$arg2", "s32");
+	expect_arg(kb, "f1", "o->x", true, "+0($arg1)", "s64");
 	/* a user string pointer is indexed in user memory */
-	expect_arg(kr, "f1", "up[3]", false, "+u3(%dx)", "s8");
+	expect_arg(kb, "f1", "up[3]", false, "+u3(%dx)", "s8");
 }
 
 static void test_synth_fields(void **state)
 {
-	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
 
-	expect_arg(kr, "f1", "o->x", false, "+0(%di)", "s64");
-	expect_arg(kr, "f1", "o->in.a", false, "+8(%di)", "s32");
-	expect_arg(kr, "f1", "o->in.bf1", false, "+12(%di)", "b3@0/32");
-	expect_arg(kr, "f1", "o->in.bf2", false, "+12(%di)", "b5@3/32");
-	expect_arg(kr, "f1", "o->in.name", false, "+16(%di)", "string");
-	expect_arg(kr, "f1", "o->in.arr", false, "+32(%di)", "u32[4]");
-	expect_arg(kr, "f1", "o->pin", false, "+48(%di)", "x64");
-	expect_arg(kr, "f1", "o->pin->a", false, "+0(+48(%di))", "s32");
-	expect_arg(kr, "f1", "o->pin->name", false, "+8(+48(%di))",
+	expect_arg(kb, "f1", "o->x", false, "+0(%di)", "s64");
+	expect_arg(kb, "f1", "o->in.a", false, "+8(%di)", "s32");
+	expect_arg(kb, "f1", "o->in.bf1", false, "+12(%di)", "b3@0/32");
+	expect_arg(kb, "f1", "o->in.bf2", false, "+12(%di)", "b5@3/32");
+	expect_arg(kb, "f1", "o->in.name", false, "+16(%di)", "string");
+	expect_arg(kb, "f1", "o->in.arr", false, "+32(%di)", "u32[4]");
+	expect_arg(kb, "f1", "o->pin", false, "+48(%di)", "x64");
+	expect_arg(kb, "f1", "o->pin->a", false, "+0(+48(%di))", "s32");
+	expect_arg(kb, "f1", "o->pin->name", false, "+8(+48(%di))",
 		   "string");
 	/* BTF has user tags, so an untagged char * is a kernel string */
-	expect_arg(kr, "f1", "o->str", false, "+0(+56(%di))", "string");
-	expect_arg(kr, "f1", "o->u1", false, "+64(%di)", "s32");
-	expect_arg(kr, "f1", "o->u2", false, "+64(%di)", "s64");
-	expect_arg(kr, "f1", "o->fn", false, "+72(%di)", "symbol");
-	expect_arg(kr, "f1", "o->flag", false, "+80(%di)", "u8");
+	expect_arg(kb, "f1", "o->str", false, "+0(+56(%di))", "string");
+	expect_arg(kb, "f1", "o->u1", false, "+64(%di)", "s32");
+	expect_arg(kb, "f1", "o->u2", false, "+64(%di)", "s64");
+	expect_arg(kb, "f1", "o->fn", false, "+72(%di)", "symbol");
+	expect_arg(kb, "f1", "o->flag", false, "+80(%di)", "u8");
 	/* [N]: array elements in place, pointers deref'ed at N * size */
-	expect_arg(kr, "f1", "o->in.arr[2]", false, "+40(%di)", "u32");
-	expect_arg(kr, "f1", "o->in.arr[0]", false, "+32(%di)", "u32");
-	expect_arg(kr, "f1", "o->pin[1].a", false, "+40(+48(%di))", "s32");
-	expect_arg(kr, "f1", "o->pin[0].arr[3]", false, "+36(+48(%di))",
+	expect_arg(kb, "f1", "o->in.arr[2]", false, "+40(%di)", "u32");
+	expect_arg(kb, "f1", "o->in.arr[0]", false, "+32(%di)", "u32");
+	expect_arg(kb, "f1", "o->pin[1].a", false, "+40(+48(%di))", "s32");
+	expect_arg(kb, "f1", "o->pin[0].arr[3]", false, "+36(+48(%di))",
 		   "u32");
-	expect_arg(kr, "f1", "o->str[5]", false, "+5(+56(%di))", "s8");
-	expect_arg(kr, "f1", "o[0].x", false, "+0(%di)", "s64");
-	expect_arg(kr, "f1", "o->x", true, "+0($arg1)", "s64");
+	expect_arg(kb, "f1", "o->str[5]", false, "+5(+56(%di))", "s8");
+	expect_arg(kb, "f1", "o[0].x", false, "+0(%di)", "s64");
+	expect_arg(kb, "f1", "o->x", true, "+0($arg1)", "s64");
 }
 
 static void test_synth_errors(void **state)
 {
-	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
 
-	expect_arg_err(kr, "f1", "nope", false, -ENOENT,
+	expect_arg_err(kb, "f1", "nope", false, -ENOENT,
 		       "f1 has no parameter 'nope'; parameters: o, n, up, bytes, b, p6, p7, p8",
 		       0);
-	expect_arg_err(kr, "f3", "nope", false, -ENOENT,
+	expect_arg_err(kb, "f3", "nope", false, -ENOENT,
 		       "f3 has no parameter 'nope'; it takes no parameters", 0);
-	expect_arg_err(kr, "f1", "o->nope", false, -ENOENT,
+	expect_arg_err(kb, "f1", "o->nope", false, -ENOENT,
 		       "struct outer has no field 'nope'; fields: x, in, pin, str, u1, u2, fn, flag",
 		       3);
-	expect_arg_err(kr, "f1", "n->x", false, -EINVAL,
+	expect_arg_err(kb, "f1", "n->x", false, -EINVAL,
 		       "'n' is not a pointer (it is int)", 3);
-	expect_arg_err(kr, "f1", "o.x", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o.x", false, -EINVAL,
 		       "'o' is a pointer; use '->'", 2);
-	expect_arg_err(kr, "f1", "o->in->a", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o->in->a", false, -EINVAL,
 		       "'o->in' is not a pointer (it is struct inner); use '.'",
 		       7);
-	expect_arg_err(kr, "f1", "o->x.y", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o->x.y", false, -EINVAL,
 		       "'o->x' is long, not a struct or union", 5);
-	expect_arg_err(kr, "f1", "o->in.bf1.z", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o->in.bf1.z", false, -EINVAL,
 		       "'o->in.bf1' is a bitfield", 10);
 	/* 24 bytes by value: in memory on the stack, not fetched */
-	expect_arg_err(kr, "f1", "b.a", false, -EOPNOTSUPP,
+	expect_arg_err(kb, "f1", "b.a", false, -EOPNOTSUPP,
 		       "parameter 'b' is a struct of 24 bytes passed by value in memory: ktrace does not fetch those",
 		       0);
 	/* 16 bytes by value: in registers, but fields cannot be had */
-	expect_arg_err(kr, "f2", "s.a", false, -EOPNOTSUPP,
+	expect_arg_err(kb, "f2", "s.a", false, -EOPNOTSUPP,
 		       "'s' is a struct passed by value: its fields cannot be fetched",
 		       2);
-	expect_arg_err(kr, "f1", "o->in", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o->in", false, -EINVAL,
 		       "'o->in' is a whole struct inner; pick a field with '.' (fields: a, bf1, bf2, name, arr)",
 		       -2);
-	expect_arg_err(kr, "f1", "o-x", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o-x", false, -EINVAL,
 		       "expected '->', '.' or '[' after 'o'", 1);
-	expect_arg_err(kr, "f1", "o->", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o->", false, -EINVAL,
 		       "expected a field name after '->'", 3);
-	expect_arg_err(kr, "f1", "n[0]", false, -EINVAL,
+	expect_arg_err(kb, "f1", "n[0]", false, -EINVAL,
 		       "cannot index 'n': it is int, not an array or a pointer",
 		       2);
-	expect_arg_err(kr, "f1", "o->in.arr[4]", false, -ERANGE,
+	expect_arg_err(kb, "f1", "o->in.arr[4]", false, -ERANGE,
 		       "index 4 is out of bounds ('o->in.arr' has 4 elements)",
 		       10);
-	expect_arg_err(kr, "f1", "o->in.arr[x]", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o->in.arr[x]", false, -EINVAL,
 		       "expected a constant index in '[...]'", 10);
-	expect_arg_err(kr, "f1", "o[1", false, -EINVAL,
+	expect_arg_err(kb, "f1", "o[1", false, -EINVAL,
 		       "expected a constant index in '[...]'", 2);
-	expect_arg_err(kr, "f1", "$arg9", false, -ENOENT,
+	expect_arg_err(kb, "f1", "$arg9", false, -ENOENT,
 		       "f1 takes 8 parameters; there is no $arg9", 0);
-	expect_arg_err(kr, "f1", "9x", false, -EINVAL, NULL, 0);
-	expect_arg_err(kr, "nofunc", "x", false, -ENOENT, NULL, -2);
-	expect_arg_err(kr, "f1.isra.0", "o", false, -EINVAL, NULL, -2);
+	expect_arg_err(kb, "f1", "9x", false, -EINVAL, NULL, 0);
+	expect_arg_err(kb, "nofunc", "x", false, -ENOENT, NULL, -2);
+	expect_arg_err(kb, "f1.isra.0", "o", false, -EINVAL, NULL, -2);
 }
 
 static void test_synth_params(void **state)
 {
-	struct kresolve *kr = ((struct synth_state *)*state)->kr;
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
 	struct ktrace_err err = { .pos = -1 };
 	char **v;
 
-	v = kt_kres_params(kr, "f2", false, &err);
+	v = kt_btf_params(kb, "f2", false, &err);
 	assert_non_null(v);
 	assert_string_equal(v[0], "s");
 	assert_string_equal(v[1], "x");
 	assert_null(v[2]);
 	ktrace_strv_free(v);
-	v = kt_kres_params(kr, "f2", true, &err);
+	v = kt_btf_params(kb, "f2", true, &err);
 	assert_non_null(v);
 	assert_string_equal(v[0], "struct small s");
 	assert_string_equal(v[1], "int x");
 	assert_null(v[2]);
 	ktrace_strv_free(v);
 	/* clones are looked up under their base name */
-	v = kt_kres_params(kr, "f2.constprop.0", false, &err);
+	v = kt_btf_params(kb, "f2.constprop.0", false, &err);
 	assert_non_null(v);
 	assert_string_equal(v[1], "x");
 	ktrace_strv_free(v);
-	assert_null(kt_kres_params(kr, "nofunc", false, &err));
+	assert_null(kt_btf_params(kb, "nofunc", false, &err));
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(err.msg);
 	ktrace_err_clear(&err);
@@ -532,34 +532,34 @@ static void test_synth_params(void **state)
 
 static void test_heuristic_user(void **state)
 {
-	struct kresolve *kr;
+	struct kt_btf *kb;
 	char path[64];
 
 	(void)state;
 	assert_int_equal(synth_btf_notags(path, sizeof(path)), 0);
-	kr = kt_kres_open(path, kallsyms, blacklist, filters);
-	assert_non_null(kr);
-	expect_arg(kr, "some_func", "filename", false, "+0(%di)", "ustring");
-	expect_arg(kr, "some_func", "kname", false, "+0(%si)", "string");
-	expect_arg(kr, "some_func", "user_path", false, "+0(%dx)", "ustring");
-	expect_arg(kr, "ksys_thing", "p", false, "+0(%di)", "ustring");
-	kt_kres_free(kr);
+	kb = kt_btf_open(path, kallsyms, blacklist, filters);
+	assert_non_null(kb);
+	expect_arg(kb, "some_func", "filename", false, "+0(%di)", "ustring");
+	expect_arg(kb, "some_func", "kname", false, "+0(%si)", "string");
+	expect_arg(kb, "some_func", "user_path", false, "+0(%dx)", "ustring");
+	expect_arg(kb, "ksys_thing", "p", false, "+0(%di)", "ustring");
+	kt_btf_free(kb);
 	unlink(path);
 }
 
 static void test_no_btf(void **state)
 {
-	struct kresolve *kr = open_fixture();
+	struct kt_btf *kb = open_fixture();
 	struct ktrace_err err = { .pos = -1 };
 	char *fa, *ty;
 
 	(void)state;
-	assert_int_equal(kt_kres_arg(kr, "do_sys_open", "dfd", false, &fa,
-				      &ty, &err), -ENOENT);
+	assert_int_equal(kt_btf_arg(kb, "do_sys_open", "dfd", false, &fa,
+				    &ty, &err), -ENOENT);
 	assert_non_null(err.msg);
 	assert_non_null(strstr(err.msg, "cannot read kernel BTF from /nonexistent/btf"));
 	ktrace_err_clear(&err);
-	kt_kres_free(kr);
+	kt_btf_free(kb);
 }
 
 /* ------------------------------------------------------ the host's BTF */
@@ -567,7 +567,7 @@ static void test_no_btf(void **state)
 /* Byte offset of member name in struct sname, from BTF directly. */
 static long btf_member_off(const char *sname, const char *name)
 {
-	struct btf *btf = btf__parse(KRESOLVE_BTF_PATH, NULL);
+	struct btf *btf = btf__parse(KT_BTF_PATH, NULL);
 	const struct btf_type *t;
 	const struct btf_member *m;
 	long off = -1;
@@ -589,57 +589,57 @@ static long btf_member_off(const char *sname, const char *name)
 static void test_vmlinux(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct kresolve *kr;
+	struct kt_btf *kb;
 	char buf[64];
 	long off;
 	char **v;
 
 	(void)state;
-	if (access(KRESOLVE_BTF_PATH, R_OK))
+	if (access(KT_BTF_PATH, R_OK))
 		skip();
-	kr = kt_kres_open(NULL, kallsyms, blacklist, filters);
-	assert_non_null(kr);
-	expect_arg(kr, "do_sys_openat2", "dfd", false, "%di", "s32");
+	kb = kt_btf_open(NULL, kallsyms, blacklist, filters);
+	assert_non_null(kb);
+	expect_arg(kb, "do_sys_openat2", "dfd", false, "%di", "s32");
 	/* no __user tag in this BTF or a tag: ustring either way */
-	expect_arg(kr, "do_sys_openat2", "filename", false, "+0(%si)",
+	expect_arg(kb, "do_sys_openat2", "filename", false, "+0(%si)",
 		   "ustring");
 	off = btf_member_off("open_how", "flags");
 	assert_true(off >= 0);
 	snprintf(buf, sizeof(buf), "+%ld(%%dx)", off);
-	expect_arg(kr, "do_sys_openat2", "how->flags", false, buf, "u64");
+	expect_arg(kb, "do_sys_openat2", "how->flags", false, buf, "u64");
 	off = btf_member_off("open_how", "resolve");
 	assert_true(off >= 0);
 	snprintf(buf, sizeof(buf), "+%ld(%%dx)", off);
-	expect_arg(kr, "do_sys_openat2", "how->resolve", false, buf, "u64");
-	expect_arg(kr, "do_sys_openat2", "$retval", true, "$retval", "s32");
+	expect_arg(kb, "do_sys_openat2", "how->resolve", false, buf, "u64");
+	expect_arg(kb, "do_sys_openat2", "$retval", true, "$retval", "s32");
 	/* [N] on a BTF argument: the user string's bytes, read as user
 	 * memory; char is s8 or u8 as the kernel was built */
 	{
 		char *fa = NULL, *ty = NULL;
 
-		assert_int_equal(kt_kres_arg(kr, "do_sys_openat2",
-					      "filename[2]", false, &fa, &ty,
-					      &err), 0);
+		assert_int_equal(kt_btf_arg(kb, "do_sys_openat2",
+					    "filename[2]", false, &fa, &ty,
+					    &err), 0);
 		assert_string_equal(fa, "+u2(%si)");
 		assert_true(!strcmp(ty, "u8") || !strcmp(ty, "s8"));
 		free(fa);
 		free(ty);
 	}
-	expect_arg(kr, "vfs_read", "$retval", true, "$retval", "s64");
-	expect_arg_err(kr, "do_sys_openat2", "fname", false, -ENOENT,
+	expect_arg(kb, "vfs_read", "$retval", true, "$retval", "s64");
+	expect_arg_err(kb, "do_sys_openat2", "fname", false, -ENOENT,
 		       "do_sys_openat2 has no parameter 'fname'; parameters: dfd, filename, how",
 		       0);
-	expect_arg_err(kr, "do_sys_openat2", "how->nope", false, -ENOENT,
+	expect_arg_err(kb, "do_sys_openat2", "how->nope", false, -ENOENT,
 		       "struct open_how has no field 'nope'; fields: flags, mode, resolve",
 		       5);
-	v = kt_kres_params(kr, "do_sys_openat2", false, &err);
+	v = kt_btf_params(kb, "do_sys_openat2", false, &err);
 	assert_non_null(v);
 	assert_string_equal(v[0], "dfd");
 	assert_string_equal(v[1], "filename");
 	assert_string_equal(v[2], "how");
 	assert_null(v[3]);
 	ktrace_strv_free(v);
-	kt_kres_free(kr);
+	kt_btf_free(kb);
 }
 
 int main(void)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * uresolve: binary lookup, symbol -> uprobe file offset, FILE:LINE, DWARF
- * fetchargs. The programs probed are compiled at run time into a temp dir
- * (PIE, non-PIE, stripped copies, a C++ fixture); expected values come
- * from readelf / addr2line / ldconfig output and offsetof(), never from
- * uresolve itself.
+ * lib/probe/uelf.c and dwarf.c: binary lookup, symbol -> uprobe file
+ * offset, FILE:LINE, DWARF fetchargs. The programs probed are compiled at
+ * run time into a temp dir (PIE, non-PIE, stripped copies, a C++
+ * fixture); expected values come from readelf / addr2line / ldconfig
+ * output and offsetof(), never from ktrace itself.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "probe/dwarf.h"
 #include "probe/uelf.h"
 #include "../targets/probed.h"
 
@@ -154,40 +155,40 @@ static unsigned long sym_off(const char *file, const char *name)
 	return expect_off(file, v);
 }
 
-static struct uresolve *open_ok(const char *bin)
+static struct kt_uelf *open_ok(const char *bin)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = kt_ures_open(bin, &err);
+	struct kt_uelf *ue = kt_uelf_open(bin, &err);
 
-	if (!ur)
-		fail_msg("kt_ures_open(%s): %s", bin, err.msg);
+	if (!ue)
+		fail_msg("kt_uelf_open(%s): %s", bin, err.msg);
 	ktrace_err_clear(&err);
-	return ur;
+	return ue;
 }
 
-static unsigned long resolve_ok(struct uresolve *ur, const char *sym,
+static unsigned long resolve_ok(struct kt_uelf *ue, const char *sym,
 				unsigned long add)
 {
 	struct ktrace_err err = { .pos = -1 };
 	unsigned long off = 0;
-	int ret = kt_ures_symbol(ur, sym, add, &off, &err);
+	int ret = kt_uelf_symbol(ue, sym, add, &off, &err);
 
 	if (ret)
-		fail_msg("kt_ures_symbol(%s): %d %s", sym, ret, err.msg);
+		fail_msg("kt_uelf_symbol(%s): %d %s", sym, ret, err.msg);
 	ktrace_err_clear(&err);
 	return off;
 }
 
 /* Resolve expr at probe off and compare with the expected text. */
-static void check_arg(struct uresolve *ur, unsigned long off, const char *expr,
+static void check_arg(struct kt_uelf *ue, unsigned long off, const char *expr,
 		      bool is_return, const char *want_fa, const char *want_ty)
 {
 	struct ktrace_err err = { .pos = -1 };
 	char *fa = NULL, *ty = NULL;
-	int ret = kt_ures_arg(ur, off, expr, is_return, &fa, &ty, &err);
+	int ret = kt_dwarf_arg(ue, off, expr, is_return, &fa, &ty, &err);
 
 	if (ret)
-		fail_msg("kt_ures_arg(%s): %d %s", expr, ret, err.msg);
+		fail_msg("kt_dwarf_arg(%s): %d %s", expr, ret, err.msg);
 	assert_string_equal(fa, want_fa);
 	assert_string_equal(ty, want_ty);
 	free(fa);
@@ -195,14 +196,14 @@ static void check_arg(struct uresolve *ur, unsigned long off, const char *expr,
 	ktrace_err_clear(&err);
 }
 
-/* Expect kt_ures_arg to fail with errnum and a message holding needle. */
-static void check_arg_err(struct uresolve *ur, unsigned long off,
+/* Expect kt_dwarf_arg to fail with errnum and a message holding needle. */
+static void check_arg_err(struct kt_uelf *ue, unsigned long off,
 			  const char *expr, bool is_return, int errnum,
 			  const char *needle)
 {
 	struct ktrace_err err = { .pos = -1 };
 	char *fa = (char *)1, *ty = (char *)1;
-	int ret = kt_ures_arg(ur, off, expr, is_return, &fa, &ty, &err);
+	int ret = kt_dwarf_arg(ue, off, expr, is_return, &fa, &ty, &err);
 
 	assert_int_equal(ret, -errnum);
 	assert_null(fa);
@@ -246,7 +247,7 @@ static void find_srcdir(void)
 		snprintf(srcdir, sizeof(srcdir), "%s", env);
 		return;
 	}
-	/* EXE = SRCDIR/build/tests/unit/test_uresolve */
+	/* EXE = SRCDIR/build/tests/unit/test_uelf */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	snprintf(srcdir, sizeof(srcdir), ".");
 	if (n <= 0)
@@ -261,7 +262,7 @@ static void find_srcdir(void)
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/ktrace-uresolve-XXXXXX";
+	char tmpl[] = "/tmp/ktrace-uelf-XXXXXX";
 	char *out;
 
 	(void)state;
@@ -292,7 +293,7 @@ static int setup(void **state)
 		return -1;
 	}
 	free(out);
-	out = run("command -v g++ >/dev/null && g++ -O1 -g -o '%s' '%s/tests/fixtures/uresolve/cxx.cc'",
+	out = run("command -v g++ >/dev/null && g++ -O1 -g -o '%s' '%s/tests/fixtures/uelf/cxx.cc'",
 		  cxx, srcdir);
 	have_cxx = out != NULL;
 	free(out);
@@ -320,23 +321,23 @@ static void test_find_path_forms(void **state)
 
 	(void)state;
 	/* absolute */
-	assert_int_equal(kt_ures_find_binary(pie, &path, &err), 0);
+	assert_int_equal(kt_uelf_find_binary(pie, &path, &err), 0);
 	assert_string_equal(path, pie);
 	free(path);
 	/* relative */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(tmpdir), 0);
-	assert_int_equal(kt_ures_find_binary("./probed", &path, &err), 0);
+	assert_int_equal(kt_uelf_find_binary("./probed", &path, &err), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_string_equal(path, pie);
 	free(path);
 	/* bare program name via $PATH */
 	oldpath = strdup(getenv("PATH") ? getenv("PATH") : "");
 	setenv("PATH", tmpdir, 1);
-	assert_int_equal(kt_ures_find_binary("probed-nopie", &path, &err), 0);
+	assert_int_equal(kt_uelf_find_binary("probed-nopie", &path, &err), 0);
 	assert_string_equal(path, nopie);
 	free(path);
-	assert_int_equal(kt_ures_find_binary("no-such-prog-xyz", &path, &err),
+	assert_int_equal(kt_uelf_find_binary("no-such-prog-xyz", &path, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "no-such-prog-xyz"));
 	setenv("PATH", oldpath, 1);
@@ -367,14 +368,14 @@ static void test_find_libc(void **state)
 	}
 	free(out);
 	assert_non_null(want);
-	assert_int_equal(kt_ures_find_binary("libc", &path, &err), 0);
+	assert_int_equal(kt_uelf_find_binary("libc", &path, &err), 0);
 	assert_string_equal(path, want);
 	free(path);
-	assert_int_equal(kt_ures_find_binary("libc.so.6", &path, &err), 0);
+	assert_int_equal(kt_uelf_find_binary("libc.so.6", &path, &err), 0);
 	assert_string_equal(path, want);
 	free(path);
 	free(want);
-	assert_int_equal(kt_ures_find_binary("libnosuchlib-xyz", &path, &err),
+	assert_int_equal(kt_uelf_find_binary("libnosuchlib-xyz", &path, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "ld.so.cache"));
 	ktrace_err_clear(&err);
@@ -425,30 +426,30 @@ static void test_ldcache_parse(void **state)
 
 	(void)state;
 	cache = write_cache(2, "glibc-ld.so.cache1.1");
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", false, &path), 0);
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfoo", false, &path), 0);
 	assert_string_equal(path, "/opt/a/libfoo.so.2");
 	free(path);
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoobar.so", false,
-						 &path), 0);
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfoobar.so", false,
+						&path), 0);
 	assert_string_equal(path, "/opt/b/libfoobar.so.1");
 	free(path);
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoobar.so.1", false,
-						 &path), 0);
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfoobar.so.1", false,
+						&path), 0);
 	assert_string_equal(path, "/opt/b/libfoobar.so.1");
 	free(path);
 	/* prefixes of a name are not matches */
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfo", false, &path),
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfo", false, &path),
 			 -ENOENT);
 	/* the ELF check drops entries that are not usable files */
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", true, &path),
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfoo", true, &path),
 			 -ENOENT);
 	free(cache);
 	cache = write_cache(1000, "glibc-ld.so.cache1.1");
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", false, &path),
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfoo", false, &path),
 			 -EINVAL);
 	free(cache);
 	cache = write_cache(2, "ld.so-1.7.0");
-	assert_int_equal(kt_ures_ldcache_lookup(cache, "libfoo", false, &path),
+	assert_int_equal(kt_uelf_ldcache_lookup(cache, "libfoo", false, &path),
 			 -EINVAL);
 	free(cache);
 }
@@ -459,12 +460,12 @@ static void test_open_errors(void **state)
 	char *src;
 
 	(void)state;
-	assert_null(kt_ures_open("/nonexistent/dir/prog", &err));
+	assert_null(kt_uelf_open("/nonexistent/dir/prog", &err));
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(err.msg);
 	assert_int_equal(asprintf(&src, "%s/tests/targets/probed.c", srcdir) > 0,
 			 1);
-	assert_null(kt_ures_open(src, &err));
+	assert_null(kt_uelf_open(src, &err));
 	assert_int_equal(errno, ENOEXEC);
 	assert_non_null(strstr(err.msg, "not an ELF"));
 	free(src);
@@ -477,13 +478,13 @@ static void check_syms(const char *bin)
 {
 	static const char *const fns[] = { "parse_line", "account", "hot",
 					   "main" };
-	struct uresolve *ur = open_ok(bin);
+	struct kt_uelf *ue = open_ok(bin);
 	size_t i;
 
-	assert_string_equal(kt_ures_path(ur), bin);
+	assert_string_equal(kt_uelf_path(ue), bin);
 	for (i = 0; i < sizeof(fns) / sizeof(*fns); i++)
-		assert_int_equal(resolve_ok(ur, fns[i], 0), sym_off(bin, fns[i]));
-	kt_ures_free(ur);
+		assert_int_equal(resolve_ok(ue, fns[i], 0), sym_off(bin, fns[i]));
+	kt_uelf_free(ue);
 }
 
 static void test_symbol_pie(void **state)
@@ -506,99 +507,99 @@ static void test_symbol_nopie(void **state)
 static void test_symbol_offset(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(pie);
+	struct kt_uelf *ue = open_ok(pie);
 	unsigned long v, s, off;
 
 	(void)state;
 	assert_true(readelf_sym(pie, "parse_line", &v, &s));
-	assert_int_equal(resolve_ok(ur, "parse_line", 4),
+	assert_int_equal(resolve_ok(ue, "parse_line", 4),
 			 expect_off(pie, v) + 4);
-	assert_int_equal(resolve_ok(ur, "parse_line", s - 1),
+	assert_int_equal(resolve_ok(ue, "parse_line", s - 1),
 			 expect_off(pie, v) + s - 1);
-	assert_int_equal(kt_ures_symbol(ur, "parse_line", s, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "parse_line", s, &off, &err),
 			 -ERANGE);
 	assert_non_null(strstr(err.msg, "outside 'parse_line'"));
-	assert_int_equal(kt_ures_symbol(ur, "parse_line", s + 1000, &off,
-					 &err), -ERANGE);
+	assert_int_equal(kt_uelf_symbol(ue, "parse_line", s + 1000, &off,
+					&err), -ERANGE);
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 static void test_symbol_unknown(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(pie);
+	struct kt_uelf *ue = open_ok(pie);
 	unsigned long off;
 
 	(void)state;
-	assert_int_equal(kt_ures_symbol(ur, "parse_lien", 0, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "parse_lien", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "did you mean"));
 	assert_non_null(strstr(err.msg, "parse_line"));
-	assert_int_equal(kt_ures_symbol(ur, "acount", 0, &off, &err), -ENOENT);
+	assert_int_equal(kt_uelf_symbol(ue, "acount", 0, &off, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "account"));
 	/* nothing close: no suggestion list */
-	assert_int_equal(kt_ures_symbol(ur, "zzzzqqqqxxxx", 0, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "zzzzqqqqxxxx", 0, &off, &err),
 			 -ENOENT);
 	assert_null(strstr(err.msg, "did you mean"));
 	/* data symbols are not probe points */
-	assert_int_equal(kt_ures_symbol(ur, "hot_count", 0, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "hot_count", 0, &off, &err),
 			 -ENOENT);
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 static void test_symbol_stripped(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(bare);
+	struct kt_uelf *ue = open_ok(bare);
 	unsigned long off;
 
 	(void)state;
-	assert_int_equal(kt_ures_symbol(ur, "parse_line", 0, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "parse_line", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "no .symtab"));
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 static void test_symbol_libc_versions(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok("libc");
-	const char *libc = kt_ures_path(ur);
+	struct kt_uelf *ue = open_ok("libc");
+	const char *libc = kt_uelf_path(ue);
 	unsigned long v, s, off, want;
 
 	(void)state;
 	assert_true(readelf_sym(libc, "malloc@@GLIBC_2.2.5", &v, &s));
 	want = expect_off(libc, v);
-	assert_int_equal(resolve_ok(ur, "malloc", 0), want);
-	assert_int_equal(resolve_ok(ur, "malloc@@GLIBC_2.2.5", 0), want);
-	assert_int_equal(resolve_ok(ur, "malloc@GLIBC_2.2.5", 0), want);
-	assert_int_equal(resolve_ok(ur, "malloc", 8), want + 8);
-	assert_int_equal(kt_ures_symbol(ur, "malloc@@GLIBC_9.9", 0, &off,
-					 &err), -ENOENT);
+	assert_int_equal(resolve_ok(ue, "malloc", 0), want);
+	assert_int_equal(resolve_ok(ue, "malloc@@GLIBC_2.2.5", 0), want);
+	assert_int_equal(resolve_ok(ue, "malloc@GLIBC_2.2.5", 0), want);
+	assert_int_equal(resolve_ok(ue, "malloc", 8), want + 8);
+	assert_int_equal(kt_uelf_symbol(ue, "malloc@@GLIBC_9.9", 0, &off,
+					&err), -ENOENT);
 	assert_non_null(strstr(err.msg, "GLIBC_9.9"));
 	/* memcpy has a hidden old version and a default newer one */
 	if (readelf_sym(libc, "memcpy@GLIBC_2.2.5", &v, &s)) {
 		unsigned long dv, ds;
 
 		assert_true(readelf_sym(libc, "memcpy@@GLIBC_2.14", &dv, &ds));
-		assert_int_equal(resolve_ok(ur, "memcpy@GLIBC_2.2.5", 0),
+		assert_int_equal(resolve_ok(ue, "memcpy@GLIBC_2.2.5", 0),
 				 expect_off(libc, v));
-		assert_int_equal(resolve_ok(ur, "memcpy", 0),
+		assert_int_equal(resolve_ok(ue, "memcpy", 0),
 				 expect_off(libc, dv));
-		assert_int_equal(kt_ures_symbol(ur, "memcpy@@GLIBC_2.2.5", 0,
-						 &off, &err), -ENOENT);
+		assert_int_equal(kt_uelf_symbol(ue, "memcpy@@GLIBC_2.2.5", 0,
+						&off, &err), -ENOENT);
 	}
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 static void test_symbol_cxx(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur;
+	struct kt_uelf *ue;
 	unsigned long off;
 
 	(void)state;
@@ -606,115 +607,115 @@ static void test_symbol_cxx(void **state)
 		fprintf(stderr, "g++ missing: C++ names not tested\n");
 		skip();
 	}
-	ur = open_ok(cxx);
-	assert_int_equal(resolve_ok(ur, "ns::Klass::only", 0),
+	ue = open_ok(cxx);
+	assert_int_equal(resolve_ok(ue, "ns::Klass::only", 0),
 			 sym_off(cxx, "_ZN2ns5Klass4onlyEi"));
-	assert_int_equal(resolve_ok(ur, "ns::Klass::only(int)", 0),
+	assert_int_equal(resolve_ok(ue, "ns::Klass::only(int)", 0),
 			 sym_off(cxx, "_ZN2ns5Klass4onlyEi"));
-	assert_int_equal(resolve_ok(ur, "ns::Klass::method(int)", 0),
+	assert_int_equal(resolve_ok(ue, "ns::Klass::method(int)", 0),
 			 sym_off(cxx, "_ZN2ns5Klass6methodEi"));
-	assert_int_equal(resolve_ok(ur, "ns::Klass::method(double)", 0),
+	assert_int_equal(resolve_ok(ue, "ns::Klass::method(double)", 0),
 			 sym_off(cxx, "_ZN2ns5Klass6methodEd"));
-	assert_int_equal(resolve_ok(ur, "_ZN2ns5Klass6methodEd", 0),
+	assert_int_equal(resolve_ok(ue, "_ZN2ns5Klass6methodEd", 0),
 			 sym_off(cxx, "_ZN2ns5Klass6methodEd"));
-	assert_int_equal(kt_ures_symbol(ur, "ns::Klass::method", 0, &off,
-					 &err), -EINVAL);
+	assert_int_equal(kt_uelf_symbol(ue, "ns::Klass::method", 0, &off,
+					&err), -EINVAL);
 	assert_non_null(strstr(err.msg, "ambiguous"));
 	assert_non_null(strstr(err.msg, "ns::Klass::method(int)"));
 	assert_non_null(strstr(err.msg, "ns::Klass::method(double)"));
-	assert_int_equal(kt_ures_symbol(ur, "ns::Klass::methd", 0, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "ns::Klass::methd", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "ns::Klass::method"));
 	/* a parameter type with a blank, written as the demangler does */
-	assert_int_equal(resolve_ok(ur, "ns::Klass::named(char const*)", 0),
+	assert_int_equal(resolve_ok(ue, "ns::Klass::named(char const*)", 0),
 			 sym_off(cxx, "_ZN2ns5Klass5namedEPKc"));
 	/* template instances by their name (no return type), and the
 	 * template alone is ambiguous, naming what can be typed */
-	assert_int_equal(resolve_ok(ur, "twice<long>", 0),
+	assert_int_equal(resolve_ok(ue, "twice<long>", 0),
 			 sym_off(cxx, "_Z5twiceIlET_S0_"));
-	assert_int_equal(resolve_ok(ur, "twice<int>(int)", 0),
+	assert_int_equal(resolve_ok(ue, "twice<int>(int)", 0),
 			 sym_off(cxx, "_Z5twiceIiET_S0_"));
-	assert_int_equal(kt_ures_symbol(ur, "twice", 0, &off, &err), -EINVAL);
+	assert_int_equal(kt_uelf_symbol(ue, "twice", 0, &off, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "twice<int>(int) at"));
 	assert_null(strstr(err.msg, "long twice"));
 	ktrace_err_clear(&err);
-	assert_int_equal(kt_ures_symbol(ur, "twise<int>", 0, &off, &err),
+	assert_int_equal(kt_uelf_symbol(ue, "twise<int>", 0, &off, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "did you mean: twice<int>(int)"));
 	ktrace_err_clear(&err);
-	check_arg(ur, resolve_ok(ur, "ns::Klass::only", 0), "x", false, "%si",
+	check_arg(ue, resolve_ok(ue, "ns::Klass::only", 0), "x", false, "%si",
 		  "s32");
-	check_arg(ur, resolve_ok(ur, "ns::Klass::only", 0), "this->v", false,
+	check_arg(ue, resolve_ok(ue, "ns::Klass::only", 0), "this->v", false,
 		  "+0(%di)", "s32");
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 /* ----------------------------------------------------------------- DWARF */
 
 static void check_args(const char *bin)
 {
-	struct uresolve *ur = open_ok(bin);
-	unsigned long pl = resolve_ok(ur, "parse_line", 0);
-	unsigned long ac = resolve_ok(ur, "account", 0);
+	struct kt_uelf *ue = open_ok(bin);
+	unsigned long pl = resolve_ok(ue, "parse_line", 0);
+	unsigned long ac = resolve_ok(ue, "account", 0);
 	unsigned long v, s, delta;
 	char want[128];
 
-	check_arg(ur, pl, "line", false, "+0(%di)", "string");
-	check_arg(ur, pl, "len", false, "%si", "s32");
-	check_arg(ur, pl, "line[2]", false, "+2(%di)", "s8");
+	check_arg(ue, pl, "line", false, "+0(%di)", "string");
+	check_arg(ue, pl, "len", false, "%si", "s32");
+	check_arg(ue, pl, "line[2]", false, "+2(%di)", "s8");
 
-	check_arg(ur, ac, "acct", false, "%di", "x64");
-	check_arg(ur, ac, "delta", false, "%si", "s32");
+	check_arg(ue, ac, "acct", false, "%di", "x64");
+	check_arg(ue, ac, "delta", false, "%si", "s32");
 	snprintf(want, sizeof(want), "%+d(%%di)",
 		 (int)offsetof(struct account, balance));
-	check_arg(ur, ac, "acct->balance", false, want, "s64");
+	check_arg(ue, ac, "acct->balance", false, want, "s64");
 	snprintf(want, sizeof(want), "%+d(%%di)",
 		 (int)offsetof(struct account, id));
-	check_arg(ur, ac, "acct->id", false, want, "s32");
+	check_arg(ue, ac, "acct->id", false, want, "s32");
 	snprintf(want, sizeof(want), "%+d(%%di)",
 		 (int)offsetof(struct account, name));
-	check_arg(ur, ac, "acct->name", false, want, "string");
+	check_arg(ue, ac, "acct->name", false, want, "string");
 	snprintf(want, sizeof(want), "%+d(%+d(%%di))",
 		 (int)offsetof(struct account, name),
 		 (int)offsetof(struct account, next));
-	check_arg(ur, ac, "acct->next->name", false, want, "string");
+	check_arg(ue, ac, "acct->next->name", false, want, "string");
 	snprintf(want, sizeof(want), "%+d(%%di)",
 		 (int)(offsetof(struct account, name) + 3));
-	check_arg(ur, ac, "acct->name[3]", false, want, "s8");
+	check_arg(ue, ac, "acct->name[3]", false, want, "s8");
 	snprintf(want, sizeof(want), "%+d(%%di)",
 		 (int)(sizeof(struct account) +
 		       offsetof(struct account, balance)));
-	check_arg(ur, ac, "acct[1].balance", false, want, "s64");
-	check_arg(ur, ac, "$retval", true, "$retval", "s64");
-	check_arg(ur, pl, "$retval", true, "$retval", "s32");
+	check_arg(ue, ac, "acct[1].balance", false, want, "s64");
+	check_arg(ue, ac, "$retval", true, "$retval", "s64");
+	check_arg(ue, pl, "$retval", true, "$retval", "s32");
 
 	/* globals: @+ is relative to the probe's segment */
 	delta = seg_delta_of_off(bin, ac);
 	assert_true(readelf_sym(bin, "hot_count", &v, &s));
 	snprintf(want, sizeof(want), "@+0x%lx", v - delta);
-	check_arg(ur, ac, "hot_count", false, want, "u64");
-	check_arg(ur, ac, "hot_count", true, want, "u64");
+	check_arg(ue, ac, "hot_count", false, want, "u64");
+	check_arg(ue, ac, "hot_count", true, want, "u64");
 	assert_true(readelf_sym(bin, "probed_tag", &v, &s));
 	snprintf(want, sizeof(want), "@+0x%lx", v - delta);
-	check_arg(ur, ac, "probed_tag", false, want, "string");
+	check_arg(ue, ac, "probed_tag", false, want, "string");
 	assert_true(readelf_sym(bin, "probed_mode", &v, &s));
 	snprintf(want, sizeof(want), "+0(@+0x%lx)", v - delta);
-	check_arg(ur, ac, "probed_mode", false, want, "string");
+	check_arg(ue, ac, "probed_mode", false, want, "string");
 
 	/* errors */
-	check_arg_err(ur, ac, "nosuch", false, ENOENT, "acct, delta");
-	check_arg_err(ur, ac, "acct.id", false, EINVAL, "use '->'");
-	check_arg_err(ur, ac, "acct->nosuch", false, ENOENT,
+	check_arg_err(ue, ac, "nosuch", false, ENOENT, "acct, delta");
+	check_arg_err(ue, ac, "acct.id", false, EINVAL, "use '->'");
+	check_arg_err(ue, ac, "acct->nosuch", false, ENOENT,
 		      "fields: id, balance, name, next");
-	check_arg_err(ur, ac, "acct->balance->x", false, EINVAL,
+	check_arg_err(ue, ac, "acct->balance->x", false, EINVAL,
 		      "not a pointer to a struct");
-	check_arg_err(ur, ac, "acct->name[16]", false, ERANGE, "out of bounds");
-	check_arg_err(ur, ac, "acct[0]", false, EINVAL, "pick a field");
-	check_arg_err(ur, ac, "$retval", false, EINVAL, "return probe");
-	check_arg_err(ur, ac, "acct", true, EINVAL, "local variable");
-	check_arg_err(ur, ac, "acct->", false, EINVAL, "field name");
-	kt_ures_free(ur);
+	check_arg_err(ue, ac, "acct->name[16]", false, ERANGE, "out of bounds");
+	check_arg_err(ue, ac, "acct[0]", false, EINVAL, "pick a field");
+	check_arg_err(ue, ac, "$retval", false, EINVAL, "return probe");
+	check_arg_err(ue, ac, "acct", true, EINVAL, "local variable");
+	check_arg_err(ue, ac, "acct->", false, EINVAL, "field name");
+	kt_uelf_free(ue);
 }
 
 static void test_args_pie(void **state)
@@ -732,18 +733,18 @@ static void test_args_nopie(void **state)
 static void test_err_caret(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(pie);
+	struct kt_uelf *ue = open_ok(pie);
 	char *fa, *ty;
 
 	(void)state;
-	assert_int_equal(kt_ures_arg(ur, resolve_ok(ur, "account", 0),
+	assert_int_equal(kt_dwarf_arg(ue, resolve_ok(ue, "account", 0),
 				      "acct->nosuch", false, &fa, &ty, &err),
 			 -ENOENT);
 	assert_non_null(err.input);
 	assert_string_equal(err.input, "acct->nosuch");
 	assert_int_equal(err.pos, 6);
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 /* addr2line's "file:line" for file offset off of bin (vaddr by segment). */
@@ -775,11 +776,11 @@ static void test_line(void **state)
 	hot_line = source_line(src, "hot_count++;");
 	acct_line = source_line(src, "acct->balance += delta;");
 	for (i = 0; i < 2; i++) {
-		struct uresolve *ur = open_ok(bins[i]);
+		struct kt_uelf *ue = open_ok(bins[i]);
 		unsigned long off, hv, hs, vaddr;
 		const char *got_slash;
 
-		assert_int_equal(kt_ures_line(ur, "probed.c", hot_line, &off,
+		assert_int_equal(kt_dwarf_line(ue, "probed.c", hot_line, &off,
 					       &err), 0);
 		got = addr2line(bins[i], off);
 		snprintf(want, sizeof(want), "/probed.c:%d", hot_line);
@@ -792,26 +793,26 @@ static void test_line(void **state)
 		vaddr = off + seg_delta_of_off(bins[i], off);
 		assert_true(vaddr >= hv && vaddr < hv + hs);
 
-		assert_int_equal(kt_ures_line(ur, "targets/probed.c",
+		assert_int_equal(kt_dwarf_line(ue, "targets/probed.c",
 					       acct_line, &off, &err), 0);
 		got = addr2line(bins[i], off);
 		snprintf(want, sizeof(want), "/probed.c:%d", acct_line);
 		assert_non_null(strstr(got, want));
 		free(got);
 		/* parameters at a line inside the function */
-		check_arg(ur, off, "acct->id", false, "+0(%di)", "s32");
+		check_arg(ue, off, "acct->id", false, "+0(%di)", "s32");
 
 		/* a comment line has no code */
-		assert_int_equal(kt_ures_line(ur, "probed.c", 2, &off, &err),
+		assert_int_equal(kt_dwarf_line(ue, "probed.c", 2, &off, &err),
 				 -ENOENT);
 		assert_non_null(strstr(err.msg, "nearest line"));
-		assert_int_equal(kt_ures_line(ur, "other.c", hot_line, &off,
+		assert_int_equal(kt_dwarf_line(ue, "other.c", hot_line, &off,
 					       &err), -ENOENT);
 		assert_non_null(strstr(err.msg, "no source file"));
 		/* "robed.c" is not a path component match */
-		assert_int_equal(kt_ures_line(ur, "robed.c", hot_line, &off,
+		assert_int_equal(kt_dwarf_line(ue, "robed.c", hot_line, &off,
 					       &err), -ENOENT);
-		kt_ures_free(ur);
+		kt_uelf_free(ue);
 	}
 	ktrace_err_clear(&err);
 }
@@ -820,7 +821,7 @@ static void test_line(void **state)
 static void test_line_locals(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(pie);
+	struct kt_uelf *ue = open_ok(pie);
 	char src[PATH_MAX + 32], *fa, *ty;
 	unsigned long off;
 	int line, ret;
@@ -828,8 +829,8 @@ static void test_line_locals(void **state)
 	(void)state;
 	snprintf(src, sizeof(src), "%s/tests/targets/probed.c", srcdir);
 	line = source_line(src, "fields++;");
-	assert_int_equal(kt_ures_line(ur, "probed.c", line, &off, &err), 0);
-	ret = kt_ures_arg(ur, off, "fields", false, &fa, &ty, &err);
+	assert_int_equal(kt_dwarf_line(ue, "probed.c", line, &off, &err), 0);
+	ret = kt_dwarf_arg(ue, off, "fields", false, &fa, &ty, &err);
 	if (ret) {
 		/* only acceptable failure: the compiler dropped it here */
 		assert_non_null(strstr(err.msg, "optimized out"));
@@ -841,9 +842,9 @@ static void test_line_locals(void **state)
 		free(ty);
 	}
 	/* a local of another function is not visible here */
-	check_arg_err(ur, off, "before", false, ENOENT, "in parse_line()");
+	check_arg_err(ue, off, "before", false, ENOENT, "in parse_line()");
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 /*
@@ -854,7 +855,7 @@ static void test_line_locals(void **state)
 static void test_unoptimised_prologue(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(o0);
+	struct kt_uelf *ue = open_ok(o0);
 	unsigned long v, s, entry, off, store = 0, slot = 0, delta;
 	char *dis, *line, *save = NULL, want[64];
 
@@ -875,24 +876,24 @@ static void test_unoptimised_prologue(void **state)
 	free(dis);
 	assert_true(store != 0);
 
-	entry = resolve_ok(ur, "parse_line", 0);
-	check_arg_err(ur, entry, "line", false, EAGAIN, "prologue");
+	entry = resolve_ok(ue, "parse_line", 0);
+	check_arg_err(ue, entry, "line", false, EAGAIN, "prologue");
 	/* registers are fine at the entry even here */
-	assert_int_equal(kt_ures_skip_prologue(ur, entry, &off, &err), 0);
+	assert_int_equal(kt_dwarf_skip_prologue(ue, entry, &off, &err), 0);
 	delta = seg_delta_of_off(o0, entry);
 	assert_true(off + delta > store);
 	assert_true(off + delta < v + s);
 	snprintf(want, sizeof(want), "+0(-%lu(%%bp))", slot);
-	check_arg(ur, off, "line", false, want, "string");
+	check_arg(ue, off, "line", false, want, "string");
 
 	/* inside the prologue (an offset the user gave, before the slot is
 	 * stored): refused, naming where the prologue ends */
-	check_arg_err(ur, store - delta, "line", false, EAGAIN,
+	check_arg_err(ue, store - delta, "line", false, EAGAIN,
 		      "fills in its prologue, which ends at parse_line+0x");
-	check_arg_err(ur, entry + 1, "line", false, EAGAIN, "prologue");
+	check_arg_err(ue, entry + 1, "line", false, EAGAIN, "prologue");
 
 	/* not a function entry */
-	assert_int_equal(kt_ures_skip_prologue(ur, entry + 1, &off, &err),
+	assert_int_equal(kt_dwarf_skip_prologue(ue, entry + 1, &off, &err),
 			 -EINVAL);
 	ktrace_err_clear(&err);
 
@@ -927,29 +928,29 @@ static void test_unoptimised_prologue(void **state)
 		ktrace_probe_free(p);
 		ktrace_resolver_free(res);
 	}
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 static void test_no_debuginfo(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
-	struct uresolve *ur = open_ok(nodbg);
+	struct kt_uelf *ue = open_ok(nodbg);
 	unsigned long off;
 	char *fa, *ty;
 
 	(void)state;
 	/* symbols still work */
-	off = resolve_ok(ur, "parse_line", 0);
+	off = resolve_ok(ue, "parse_line", 0);
 	assert_int_equal(off, sym_off(nodbg, "parse_line"));
-	assert_int_equal(kt_ures_arg(ur, off, "line", false, &fa, &ty, &err),
+	assert_int_equal(kt_dwarf_arg(ue, off, "line", false, &fa, &ty, &err),
 			 -ENODATA);
 	assert_non_null(strstr(err.msg, nodbg));
 	assert_non_null(strstr(err.msg, "no DWARF debug info"));
 	assert_non_null(strstr(err.msg, "-dbgsym"));
-	assert_int_equal(kt_ures_line(ur, "probed.c", 20, &off, &err),
+	assert_int_equal(kt_dwarf_line(ue, "probed.c", 20, &off, &err),
 			 -ENODATA);
 	ktrace_err_clear(&err);
-	kt_ures_free(ur);
+	kt_uelf_free(ue);
 }
 
 int main(void)
