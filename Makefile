@@ -254,11 +254,14 @@ check-exports: $(B)/install/libktrace.a $(SHLIB)
 	echo "check-exports: $(SHLIB) (soname $$so) exports $$(nm -D --defined-only $(SHLIB) | grep -c ' T ktrace_') ktrace_* functions and nothing else"
 
 # The documentation: man pages lint clean (mandoc), every option of the
-# code is in its page and back, the bash completion gives what it should.
-check-docs: ktrace
+# code is in its page and back, every function libktrace exports is in a
+# man3 page with its prototype and back, the bash completion gives what it
+# should.
+check-docs: ktrace $(SHLIB)
 	@for f in man/*.[0-9]; do mandoc -Tlint -Wwarning $$f || exit 1; done; \
 		echo "check-docs: $$(ls man/*.[0-9] | wc -l) man pages lint clean"
 	@tests/docs/man_options.py .
+	@tests/docs/man_api.py . $(SHLIB)
 	@tests/docs/completion.sh ./ktrace
 
 check-static: analyze check-unused check-exports check-docs
@@ -334,9 +337,11 @@ bench: ktrace targets
 	@bench/run.sh
 
 # What goes where (DESTDIR for staging): the binary, libktrace (shared,
-# static, header, pkg-config file), man pages, bash and zsh completion, the
-# probe sets. ktrace finds its probe sets next to where it is installed
-# (BINDIR/../share/ktrace/probes), so PREFIX matters only here.
+# static, header, pkg-config file), man pages (and a FUNCTION.3 link to the
+# man3 page whose NAME lists it: `man ktrace_record_open`), bash and zsh
+# completion, the probe sets. ktrace finds its probe sets next to where it
+# is installed (BINDIR/../share/ktrace/probes), so PREFIX matters only here.
+MAN3_LINKS := $(addsuffix .3,$(shell sed -n 's/^\.Nm \(ktrace_[a-z0-9_]*\).*/\1/p' man/*.3))
 install: ktrace $(SHLIB) $(B)/install/libktrace.a
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DATADIR)/ktrace/probes \
@@ -362,6 +367,11 @@ install: ktrace $(SHLIB) $(B)/install/libktrace.a
 	sed 's|@DATADIR@|$(DATADIR)|' completion/_ktrace.in \
 		>$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ktrace
 	ln -sf ktrace-enable.1 $(DESTDIR)$(MANDIR)/man1/ktrace-disable.1
+	for p in man/*.3; do \
+		for f in $$(sed -n 's/^\.Nm \(ktrace_[a-z0-9_]*\).*/\1/p' $$p); do \
+			ln -sf $${p#man/} $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; \
+		done; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ktrace $(DESTDIR)$(INCLUDEDIR)/ktrace.h \
@@ -374,6 +384,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/ktrace-disable.1
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(MAN3_LINKS)) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 	rm -rf $(DESTDIR)$(DATADIR)/ktrace
 

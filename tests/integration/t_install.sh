@@ -36,6 +36,14 @@ t_install_destdir_and_use_it() {
 	# man finds the pages in the tree
 	MANPATH=$D/usr/share/man man -w ktrace-record >/dev/null 2>&1 || fail "man -w ktrace-record" || return 1
 	MANPATH=$D/usr/share/man man ktrace-probes 2>/dev/null | grep -q 'SPEC *:=' || fail "man ktrace-probes" || return 1
+	# every libktrace page, and each function's name leads to its page
+	for f in man/*.3; do
+		[ -f $D/usr/share/man/man3/${f#man/} ] || fail "not installed: $f" || return 1
+	done
+	MANPATH=$D/usr/share/man man ktrace_record_open 2>/dev/null | grep -q 'struct ktrace_record_opts {' ||
+		fail "man ktrace_record_open" || return 1
+	expect_eq "function pages" "$(find $D/usr/share/man/man3 -name 'ktrace_*.3' -xtype f | wc -l)" \
+		"$(nm -D --defined-only build/libktrace.so.* | grep -c ' T ktrace_')" || return 1
 	# zsh's file points at the bash rules where they were installed
 	grep -q "source '/usr/share/bash-completion/completions/ktrace'" \
 		$D/usr/share/zsh/vendor-completions/_ktrace || fail "zsh file" || return 1
