@@ -30,8 +30,7 @@
  *
  * Lost samples: the sum of kt_perf_ring(p, i)->nr_lost.
  *
- * Counting (ktrace stat): no ring; each counter is read() with
- * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING and scaled.
+ * Counting (ktrace stat) is capture/stat.h, on kt_perf_event_open().
  */
 #ifndef KT_PERF_H
 #define KT_PERF_H
@@ -131,6 +130,8 @@ void kt_perf_free(struct kt_perf *p);
 int kt_perf_lost(struct kt_perf *p, uint64_t *lost, int nr_cpus);
 int kt_perf_enable(struct kt_perf *p);
 int kt_perf_disable(struct kt_perf *p);
+/* Does some event sample user space only (refused more, as counters)? */
+bool kt_perf_user_only(const struct kt_perf *p);
 
 /* The attr fields a reader of the records needs. */
 uint64_t kt_perf_sample_type(const struct kt_perf *p);
@@ -162,50 +163,13 @@ size_t kt_perf_default_pages(void);
  */
 int kt_perf_advice(const struct kt_perf_fail *f, char *buf, size_t len);
 
-/* ------------------------------------------------------------ counting */
+/* Is err (either sign) perf_event_open's "this machine lacks that event"
+ * (no such PMU or counter)? */
+bool kt_perf_unsupported(int err);
 
-/* Software and hardware counters by name ("task-clock", "cycles" ...).
- * Returns 0 or -ENOENT for an unknown name. */
-int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config);
-/* Names known to kt_counter_lookup(), NULL-terminated, static. */
-const char *const *kt_counter_names(void);
-/* The same as one "a, b, c" line into buf (truncated to len). */
-size_t kt_counter_list(char *buf, size_t len);
-
-struct kt_counter_val {
-	uint64_t raw;		/* summed over CPUs */
-	uint64_t enabled;	/* ns */
-	uint64_t running;	/* ns */
-	double scaled;		/* raw * enabled / running */
-};
-
-struct kt_counters;
-
-/*
- * Open counters: pid >= 0 counts that task (cpu -1, inherit to children
- * when inherit); pid -1 counts each CPU of cpus (NULL: all online).
- * Counters start disabled unless enable_on_exec (then at the task's exec).
- * An event the machine lacks (no PMU: ENOENT, EOPNOTSUPP, ENODEV) does not
- * fail the set: kt_counters_status() returns its -errno. Other errors fail
- * the whole open (NULL + errno). Free with kt_counters_free().
- */
-struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
-				     pid_t pid, const int *cpus, int nr_cpus,
-				     bool inherit, bool enable_on_exec);
-void kt_counters_free(struct kt_counters *c);
-int kt_counters_enable(struct kt_counters *c);
-int kt_counters_disable(struct kt_counters *c);
-/* 0, or the -errno that made event i unavailable. */
-int kt_counters_status(const struct kt_counters *c, int i);
-/* Does some event sample user space only (refused more, as counters)? */
-bool kt_perf_user_only(const struct kt_perf *p);
-/* Does event i count user space only (the kernel refused more to an
- * unprivileged user: perf_event_paranoid 2)? */
-bool kt_counters_user_only(const struct kt_counters *c, int i);
-/* Read event i. Returns 0, or -errno (-EOPNOTSUPP when unavailable). */
-int kt_counters_read(struct kt_counters *c, int i, struct kt_counter_val *v);
-/* Is err an "this machine lacks that counter" error? */
-bool kt_counter_unsupported(int err);
+/* perf_event_open(2) itself: an fd or -1 + errno. */
+int kt_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		       int group, unsigned long flags);
 
 /* Online CPUs from /sys/devices/system/cpu/online into a malloc'ed array
  * (caller frees). Returns the count or -errno. */

@@ -1,13 +1,268 @@
 // SPDX-License-Identifier: LGPL-2.1-only
-/* Counting mode for ktrace stat: lib/capture/perf.c's counters behind ktrace.h. */
+/*
+ * Counting mode: perf counters by name (see stat.h), and ktrace stat's
+ * sets of them behind ktrace.h.
+ */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "base/internal.h"
 #include "tracefs/tfs.h"
-#include "capture/perf.h"
+#include "capture/stat.h"
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+} counters[] = {
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "context-switches", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+};
+
+#define NR_COUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COUNTERS; i++) {
+		if (!strcmp(name, counters[i].name)) {
+			*type = counters[i].type;
+			*config = counters[i].config;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const char *const *kt_counter_names(void)
+{
+	static const char *names[NR_COUNTERS + 1];
+	size_t i;
+
+	if (!names[0])
+		for (i = 0; i < NR_COUNTERS; i++)
+			names[i] = counters[i].name;
+	return names;
+}
+
+size_t kt_counter_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < NR_COUNTERS && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 counters[i].name);
+	return used;
+}
+
+struct kt_counters {
+	int nr, nr_cpus;
+	int *fds;	/* nr * nr_cpus, -1 when unavailable */
+	int *status;	/* per event: 0 or -errno */
+	bool *user_only;	/* per event: counting user space only */
+};
+
+void kt_counters_free(struct kt_counters *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; c->fds && i < c->nr * c->nr_cpus; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	free(c->fds);
+	free(c->status);
+	free(c->user_only);
+	free(c);
+}
+
+struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
+				     pid_t pid, const int *cpus, int nr_cpus,
+				     bool inherit, bool enable_on_exec)
+{
+	struct kt_counters *c;
+	int *online = NULL, e, ci, err = 0;
+
+	if (!evs || nr <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (pid >= 0) {
+		static const int any = -1;
+
+		cpus = &any;
+		nr_cpus = 1;
+	} else if (!cpus || nr_cpus <= 0) {
+		nr_cpus = kt_online_cpus(&online);
+		if (nr_cpus <= 0 || !online) {
+			free(online);
+			errno = nr_cpus < 0 ? -nr_cpus : ENODEV;
+			return NULL;
+		}
+		cpus = online;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto nomem;
+	c->nr = nr;
+	c->nr_cpus = nr_cpus;
+	c->fds = malloc((size_t)nr * nr_cpus * sizeof(*c->fds));
+	if (!c->fds)
+		goto nomem;
+	/* Before anything can fail: kt_counters_free() closes every fd. */
+	for (e = 0; e < nr * nr_cpus; e++)
+		c->fds[e] = -1;
+	c->status = calloc(nr, sizeof(*c->status));
+	c->user_only = calloc(nr, sizeof(*c->user_only));
+	if (!c->status || !c->user_only)
+		goto nomem;
+	for (e = 0; e < nr; e++) {
+		for (ci = 0; ci < nr_cpus; ci++) {
+			struct perf_event_attr a;
+			int fd;
+
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.type = evs[e].type;
+			a.config = evs[e].config;
+			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					PERF_FORMAT_TOTAL_TIME_RUNNING;
+			a.disabled = 1;
+			a.inherit = inherit;
+			a.enable_on_exec = enable_on_exec;
+			a.exclude_kernel = c->user_only[e];
+			a.exclude_hv = c->user_only[e];
+			fd = kt_perf_event_open(&a, pid, cpus[ci], -1,
+						 PERF_FLAG_FD_CLOEXEC);
+			/*
+			 * Refused (perf_event_paranoid 2: no kernel profiling
+			 * without privilege): a task's own user space may
+			 * still be counted, as perf does (":u").
+			 */
+			if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+			    pid >= 0 && a.type != PERF_TYPE_TRACEPOINT &&
+			    !a.exclude_kernel) {
+				c->user_only[e] = true;
+				a.exclude_kernel = 1;
+				a.exclude_hv = 1;
+				fd = kt_perf_event_open(&a, pid, cpus[ci], -1,
+							 PERF_FLAG_FD_CLOEXEC);
+			}
+			if (fd < 0) {
+				if (kt_perf_unsupported(errno)) {
+					c->status[e] = -errno;
+					break;
+				}
+				err = errno;
+				goto fail;
+			}
+			c->fds[e * nr_cpus + ci] = fd;
+		}
+		/* unsupported here: close what this event opened before */
+		if (c->status[e])
+			for (int k = 0; k < ci; k++) {
+				close(c->fds[e * nr_cpus + k]);
+				c->fds[e * nr_cpus + k] = -1;
+			}
+	}
+	free(online);
+	return c;
+nomem:
+	err = ENOMEM;
+fail:
+	kt_counters_free(c);
+	free(online);
+	errno = err;
+	return NULL;
+}
+
+static int counters_ioctl(struct kt_counters *c, unsigned long req)
+{
+	int i, err = 0;
+
+	for (i = 0; i < c->nr * c->nr_cpus; i++)
+		if (c->fds[i] >= 0 && ioctl(c->fds[i], req, 0) < 0 && !err)
+			err = -errno;
+	return err;
+}
+
+int kt_counters_enable(struct kt_counters *c)
+{
+	return counters_ioctl(c, PERF_EVENT_IOC_ENABLE);
+}
+
+int kt_counters_disable(struct kt_counters *c)
+{
+	return counters_ioctl(c, PERF_EVENT_IOC_DISABLE);
+}
+
+bool kt_counters_user_only(const struct kt_counters *c, int i)
+{
+	return i >= 0 && i < c->nr && c->user_only[i];
+}
+
+int kt_counters_status(const struct kt_counters *c, int i)
+{
+	if (i < 0 || i >= c->nr)
+		return -EINVAL;
+	return c->status[i];
+}
+
+int kt_counters_read(struct kt_counters *c, int i, struct kt_counter_val *v)
+{
+	int ci;
+
+	memset(v, 0, sizeof(*v));
+	if (i < 0 || i >= c->nr)
+		return -EINVAL;
+	if (c->status[i])
+		return -EOPNOTSUPP;
+	for (ci = 0; ci < c->nr_cpus; ci++) {
+		uint64_t r[3];
+		ssize_t n = read(c->fds[i * c->nr_cpus + ci], r, sizeof(r));
+
+		if (n < 0)
+			return -errno;
+		if (n != sizeof(r))
+			return -EIO;
+		v->raw += r[0];
+		v->enabled += r[1];
+		v->running += r[2];
+	}
+	if (v->running && v->running < v->enabled)
+		v->scaled = (double)v->raw * v->enabled / v->running;
+	else
+		v->scaled = v->raw;
+	return 0;
+}
+
+/* ---------------------------------------------------- ktrace_stat (API) */
 
 struct ktrace_stat {
 	struct ktrace_tfs *tfs;
@@ -219,7 +474,7 @@ int ktrace_stat_read(struct ktrace_stat *st, int i, uint64_t *value,
 	for (int t = 0; t < st->nc; t++) {
 		ret = kt_counters_status(st->c[t], i);
 		if (ret)
-			return kt_counter_unsupported(ret) ? -EOPNOTSUPP : ret;
+			return kt_perf_unsupported(ret) ? -EOPNOTSUPP : ret;
 		ret = kt_counters_read(st->c[t], i, &v);
 		if (ret)
 			return ret;

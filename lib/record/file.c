@@ -17,6 +17,7 @@
 #include "tracefs/tfs.h"
 #include "kfile/kfile.h"
 #include "capture/perf.h"
+#include "capture/stat.h"
 #include "record/record.h"
 
 void kt_record_note_icomm(struct ktrace_record *r, int pid, const char *comm)

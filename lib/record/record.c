@@ -23,6 +23,7 @@
 #include "capture/merge.h"
 #include "capture/perf.h"
 #include "capture/ring.h"
+#include "capture/stat.h"
 #include "arch/arch.h"
 #include "record/record.h"
 #include "sym/unwind.h"
@@ -501,7 +502,7 @@ int ktrace_record_open(struct ktrace_record *r,
 		    fail.event < r->nev &&
 		    (r->ev[fail.event].type == PERF_TYPE_HARDWARE ||
 		     r->ev[fail.event].type == PERF_TYPE_HW_CACHE) &&
-		    kt_counter_unsupported(-ret))
+		    kt_perf_unsupported(-ret))
 			return kt_err_set(err, -ret,
 					  "cannot record '%s': this machine has no hardware performance counters (no PMU); software events work: cpu-clock, task-clock, page-faults...",
 					  r->ev[fail.event].name);

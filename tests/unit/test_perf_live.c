@@ -23,6 +23,7 @@
 #include "kfile/kfile.h"
 #include "capture/merge.h"
 #include "capture/perf.h"
+#include "capture/stat.h"
 #include "capture/ring.h"
 
 #define GETPPID_DIR "/sys/kernel/tracing/events/syscalls/sys_enter_getppid"
@@ -526,7 +527,7 @@ static void test_counters(void **state)
 	assert_true(v.raw >= 20);			/* the sleeps */
 	err = kt_counters_status(c, 3);
 	if (err) {
-		assert_true(kt_counter_unsupported(err));
+		assert_true(kt_perf_unsupported(err));
 		assert_int_equal(kt_counters_read(c, 3, &v), -EOPNOTSUPP);
 	} else {
 		assert_int_equal(kt_counters_read(c, 3, &v), 0);
