@@ -79,7 +79,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 .PHONY: all clean install uninstall FORCE check-docs check check-unit check-integration check-vm \
 	check-static analyze check-unused check-exports targets examples bench \
-	check-fuzz fuzz check-asan arm64 ktrace-static
+	check-fuzz fuzz check-asan arm64 ktrace-static check-layers
 
 all: ktrace $(SHLIB)
 
@@ -264,7 +264,15 @@ check-docs: ktrace $(SHLIB)
 	@tests/docs/man_api.py . $(SHLIB)
 	@tests/docs/completion.sh ./ktrace
 
-check-static: analyze check-unused check-exports check-docs
+# The tree's shape (scripts/check-layers.py): no function of lib/ or cmd/
+# over 100 lines, no circle between the files of a lib/ folder (from the
+# objects), no include or call a layer up; its self-test on a fixture
+# tree first shows that each check fails where it must.
+check-layers: $(LIB_OBJS) $(CMD_OBJS)
+	@CC="$(CC)" scripts/check-layers.py --self-test tests/fixtures/layers
+	@scripts/check-layers.py --build $(B)
+
+check-static: check-layers analyze check-unused check-exports check-docs
 
 # Fuzzing (fuzz/): libFuzzer targets for the hostile inputs (probe specs,
 # filters, format text, record files). `make fuzz FUZZ_SECONDS=N` builds
