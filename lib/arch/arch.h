@@ -20,7 +20,7 @@ struct kt_arch {
 	/* DWARF register number -> fetcharg register name (no '%'). */
 	const char *const *dwarf_regs;
 	unsigned int nr_dwarf_regs;
-	/* The calling convention, for messages ("x86-64 SysV"). */
+	/* The calling convention, for messages ("x86-64", "AAPCS64"). */
 	const char *abi;
 	/*
 	 * Integer arguments past the registers are on the stack, one 8-byte

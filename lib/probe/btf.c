@@ -630,7 +630,11 @@ nomem:
 
 /* ------------------------------------------------------ argument resolver */
 
-/* Register slots a parameter of type id takes (x86-64 SysV, integer). */
+/*
+ * Integer register slots a parameter of type id takes: one or two for
+ * integers, pointers and structs of up to 16 bytes, 0 for floating point
+ * and bigger structs (see walk_param()).
+ */
 static int param_slots(const struct btf *btf, __u32 id)
 {
 	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id,
@@ -1178,7 +1182,10 @@ static unsigned int mem_size(const struct btf *btf, __u32 id)
  * integer and pointer arguments (and small structs, one or two slots) in
  * the argument registers in order; one that does not fit in what is left
  * goes to the stack (a later one may still take a register), as do
- * structs over 16 bytes; floating point goes to other registers.
+ * structs over 16 bytes; floating point goes to other registers. That is
+ * x86-64 SysV; on arm64 a struct over 16 bytes takes a register (AAPCS64
+ * passes it by reference), which this count does not know: the parameters
+ * after one are placed a register early there.
  */
 static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 		      bool is_return, struct ktrace_err *err)

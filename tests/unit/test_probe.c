@@ -527,10 +527,11 @@ static void test_parse_errors(void **state)
 }
 
 /*
- * BUG (lib/probe/probe.c, parse_arg): the message of a refused raw fetch
- * argument is built from expr after free(t), and expr points into t.
+ * A refused raw fetch argument is quoted in the message (spec.c parse_arg
+ * once built it from the token after freeing it), and what is not the
+ * kernel's fetcharg syntax never reaches it as raw text.
  */
-static void test_bug_bad_fetcharg_message(void **state)
+static void test_bad_fetcharg_message(void **state)
 {
 	(void)state;
 	expect_err("do_sys_open x=%si;rm", NULL, EINVAL, 14,
@@ -599,23 +600,22 @@ static void test_kernel_btf_errors(void **state)
 }
 
 /*
- * GAP (lib/probe/probe.c resolve_kernel, lib/probe/btf.c): an offset past the end
- * of a kernel function is not checked (user space checks it); the kernel
- * then puts the probe in whatever function follows. kallsyms gives the
- * size (do_sys_open is 0x100 long in the fixture).
+ * An offset past the end of a kernel function is refused (resolve.c
+ * resolve_kernel, with the size kt_btf_func_size() takes from kallsyms;
+ * do_sys_open is 0x100 long in the fixture): the kernel would put the
+ * probe in whatever function follows.
  */
-static void test_bug_kernel_offset_outside_function(void **state)
+static void test_kernel_offset_outside_function(void **state)
 {
 	(void)state;
 	expect_err("do_sys_open+0x100000", NULL, 0, -2, "outside", NULL);
 }
 
 /*
- * BUG (lib/probe/probe.c, is_var_expr): "$retval->field" is taken as a raw
- * fetch argument and refused for its '>', although kt_btf_arg() resolves
- * $retval->field from BTF.
+ * "$retval->field" is a name to resolve (spec.c is_var_expr), not a raw
+ * fetch argument refused for its '>': kt_btf_arg() resolves it from BTF.
  */
-static void test_bug_retval_field(void **state)
+static void test_retval_field(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
 	char *def;
@@ -665,12 +665,12 @@ static void test_user_errors(void **state)
 }
 
 /*
- * BUG (lib/probe/probe.c, parse_arg/resolve_user): "$retval:TYPE" needs no
- * debug info (the fetcharg is $retval, the type is given), but it is
- * resolved through DWARF and fails on binaries without it (libc without
- * libc6-dbg, bash), so "malloc%return ptr=$retval:x64" cannot be used.
+ * "$retval:TYPE" needs no debug info (the fetcharg is $retval, the type is
+ * given): spec.c parse_arg takes it as raw, so it works on binaries
+ * without DWARF (libc without libc6-dbg, bash), as in
+ * "malloc%return ptr=$retval:x64".
  */
-static void test_bug_retval_typed_without_dwarf(void **state)
+static void test_retval_typed_without_dwarf(void **state)
 {
 	char *def;
 
@@ -834,11 +834,11 @@ static void test_cli_errors_btf(void **state)
 }
 
 /*
- * BUG (cmd/probe.c, probe_add): under --json the opening "[" is printed
- * before the specs are resolved, so a failure prints `[{"error": ...}`,
- * which is not JSON.
+ * Under --json a spec that fails to resolve gives one JSON error object,
+ * not `[{"error": ...}` (cmd/probe.c once printed the opening "[" before
+ * resolving the specs).
  */
-static void test_bug_cli_json_error(void **state)
+static void test_cli_json_error(void **state)
 {
 	struct cli_result r;
 
@@ -1221,11 +1221,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe_sets_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_sets_documented, setup, teardown),
 		/* Bugs found while writing these tests (see each). */
-		cmocka_unit_test_setup_teardown(test_bug_bad_fetcharg_message, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bug_kernel_offset_outside_function, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bug_retval_field, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bug_retval_typed_without_dwarf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bug_cli_json_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_fetcharg_message, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_offset_outside_function, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retval_field, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retval_typed_without_dwarf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_json_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_special_files_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_argn_at_entry_is_a_register, setup, teardown),
 	};
