@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ktrace probe add refusing kprobes: unknown functions and parameters, a
 # fetcharg the kernel refuses (its error_log text, a caret under the user's
-# own text), a blacklisted function, bad names; and whatever is refused
-# leaves dynamic_events byte-identical.
+# own text), a blacklisted function, bad names, a kernel without kprobe
+# events; and whatever is refused leaves dynamic_events byte-identical.
 . /tests/lib.sh
 
 if ! have_ktrace; then
@@ -179,6 +179,37 @@ expect_exit kperr-name-empty 2 ktrace probe add ''
 expect_exit kperr-del-bad-glob 2 ktrace probe del '../*'
 expect_eq kperr-names-unchanged "$before" "$(dyn)"
 expect_eq kperr-names-no-dir "$dirs" "$(ls $T/events | md5sum)"
+
+# --- A kernel without kprobe events (CONFIG_KPROBE_EVENTS off), seen
+# through a view of tracefs without kprobe_events (each other entry a
+# symlink into $T): refused with exit 1 and one line naming the reason,
+# then the spec and a caret; a mix with a uprobe refused whole; a dry run
+# prints and says so; nothing written. -------------------------------------
+V=/tmp/kt21-nokprobes
+rm -rf $V
+mkdir -p $V
+for e in $T/*; do
+	case ${e##*/} in
+	kprobe_events|kprobe_profile) ;;
+	*) ln -s "$e" "$V/${e##*/}" ;;
+	esac
+done
+on_exit "rm -rf $V"
+before=$(dyn)
+why="this kernel has no kprobe events (no kprobe_events in $(realpath $V): CONFIG_KPROBE_EVENTS is off)"
+expect_exit kperr-nokprobes 1 env KTRACE_TRACEFS=$V ktrace probe add 'kt21:nk=do_sys_openat2 dfd'
+expect_eq kperr-nokprobes-message "$(printf 'ktrace probe: %s\n  kt21:nk=do_sys_openat2 dfd\n          ^' "$why")" "$OUT"
+expect_exit kperr-nokprobes-ret 1 env KTRACE_TRACEFS=$V ktrace probe add 'vfs_read%return $retval'
+expect_eq kperr-nokprobes-ret-reason "ktrace probe: $why" "$(printf '%s\n' "$OUT" | head -n1)"
+expect_exit kperr-nokprobes-mixed 1 env KTRACE_TRACEFS=$V ktrace probe add \
+	"kt21:nku=$TARGETS/probed:parse_line" 'kt21:nk=do_sys_openat2 dfd'
+expect_eq kperr-nokprobes-mixed-reason "ktrace probe: $why" "$(printf '%s\n' "$OUT" | head -n1)"
+expect_ok kperr-nokprobes-dry env KTRACE_TRACEFS=$V ktrace probe add -n 'vfs_read%return $retval'
+expect_contains kperr-nokprobes-dry-line "$OUT" 'r:ktrace/vfs_read__return vfs_read retval=$retval:s64'
+expect_contains kperr-nokprobes-dry-note "$OUT" "note: this kernel cannot take kprobes"
+expect_eq kperr-nokprobes-unchanged "$before" "$(dyn)"
+[ -e $T/events/kt21/nk ] || [ -e $T/events/kt21/nku ] &&
+	fail kperr-nokprobes-no-event "an event of kt21:nk* exists" || pass kperr-nokprobes-no-event
 
 expect_ok kperr-teardown ktrace probe del 'kt21:*'
 expect_eq kperr-teardown-gone "" "$(grep kt21 $T/dynamic_events)"
