@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What record and stat (and later commands that capture) share: the
- * target (a command, processes or CPUs) from parsing to the workload's
- * exit status, the events of -e with their inline probes and globs, the
- * clock of -d and -I.
+ * What record, stat and top share: their common options, the target (a
+ * command, processes or CPUs) from parsing to the workload's exit status,
+ * the events of -e with their inline probes and globs, the clock of -d
+ * and -I, and the capture loop.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -67,8 +67,9 @@ bad:
 	return ret;
 }
 
-int kt_target_opt(struct kt_ctx *ctx, struct kt_target *t, int opt,
-		  const char *arg)
+/* -p PIDS, -a or -C CPUS; KT_OK or a usage error (exit 2). */
+static int target_opt(struct kt_ctx *ctx, struct kt_target *t, int opt,
+		      const char *arg)
 {
 	switch (opt) {
 	case 'p':
@@ -224,7 +225,8 @@ int kt_target_finish(struct kt_target *t, bool stop)
 	return status;
 }
 
-int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
+/* -d SECS: a positive number of seconds, else a usage error. */
+static int seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
 {
 	char *end;
 
@@ -290,6 +292,95 @@ int kt_ring_pages_parse(const char *s, size_t *pages)
 		n <<= 1;
 	*pages = n;
 	return 0;
+}
+
+/* spec (len bytes of it) as the next -e. KT_OK or KT_FAIL (no memory). */
+static int spec_add(struct kt_ctx *ctx, struct kt_capture_opts *co,
+		    const char *spec, size_t len)
+{
+	char **ns = realloc(co->specs, (co->nspecs + 1) * sizeof(*ns));
+	const char **nf;
+
+	if (!ns)
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	co->specs = ns;
+	nf = realloc(co->filters, (co->nspecs + 1) * sizeof(*nf));
+	if (!nf)
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	co->filters = nf;
+	co->specs[co->nspecs] = strndup(spec, len);
+	if (!co->specs[co->nspecs])
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	co->filters[co->nspecs++] = NULL;
+	return KT_OK;
+}
+
+/* -e: one event, or (co->lists) a comma list of them; an inline probe is
+ * whole, commas and all. */
+static int event_opt(struct kt_ctx *ctx, struct kt_capture_opts *co,
+		     const char *arg)
+{
+	size_t len;
+	int ret;
+
+	if (!co->lists || kt_inline_is(arg))
+		return spec_add(ctx, co, arg, strlen(arg));
+	/* every name of a list is there: '' or 'a,,b' is a typo, not "the
+	 * default counters" */
+	if (!*arg || *arg == ',' || strstr(arg, ",,") ||
+	    arg[strlen(arg) - 1] == ',')
+		return kt_usage_error(ctx, NULL,
+				      "bad event list '%s': an empty event name",
+				      arg);
+	for (;; arg += len + 1) {
+		len = strcspn(arg, ",");
+		ret = spec_add(ctx, co, arg, len);
+		if (ret || !arg[len])
+			return ret;
+	}
+}
+
+/* --filter EXPR: for the -e before it. */
+static int filter_opt(struct kt_ctx *ctx, struct kt_capture_opts *co,
+		      const char *arg)
+{
+	if (!co->nspecs)
+		return kt_usage_error(ctx, NULL,
+				      "--filter must follow the -e it applies to");
+	if (co->filters[co->nspecs - 1])
+		return kt_usage_error(ctx, NULL, "two --filter for -e '%s'",
+				      co->specs[co->nspecs - 1]);
+	co->filters[co->nspecs - 1] = arg;
+	return KT_OK;
+}
+
+int kt_capture_opt(struct kt_ctx *ctx, struct kt_capture_opts *co, int opt,
+		   const char *arg)
+{
+	switch (opt) {
+	case 'e':
+		return event_opt(ctx, co, arg);
+	case 'f':
+		return filter_opt(ctx, co, arg);
+	case 'p':
+	case 'a':
+	case 'C':
+		return target_opt(ctx, &co->tg, opt, arg);
+	case 'd':
+		return seconds_parse(ctx, arg, &co->duration);
+	}
+	return -1;
+}
+
+void kt_capture_opts_free(struct kt_capture_opts *co)
+{
+	for (int i = 0; i < co->nspecs; i++)
+		free(co->specs[i]);
+	free(co->specs);
+	free(co->filters);
+	co->specs = NULL;
+	co->filters = NULL;
+	co->nspecs = 0;
 }
 
 double kt_elapsed(const struct timespec *t0)

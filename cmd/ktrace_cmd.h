@@ -175,9 +175,6 @@ struct kt_target {
 	struct kt_workload wl;
 };
 #define KT_TARGET_INIT { .wl = { .pid = -1, .go = -1 } }
-/* -p PIDS, -a or -C CPUS; KT_OK or a usage error (exit 2). */
-int kt_target_opt(struct kt_ctx *ctx, struct kt_target *t, int opt,
-		  const char *arg);
 /* After the options: at most one of a command, -p, -a. Keeps argv (the command). KT_OK or a usage error. */
 int kt_target_check(struct kt_ctx *ctx, struct kt_target *t, int argc,
 		    char **argv);
@@ -197,14 +194,32 @@ int kt_target_finish(struct kt_target *t, bool stop);
  * stopped (-d, -c ended it on purpose); else ret. */
 int kt_target_status(const struct kt_target *t, int ret, int status,
 		     bool stopped);
-/* -d SECS: a positive number of seconds, else a usage error. */
-int kt_seconds_parse(struct kt_ctx *ctx, const char *s, double *out);
 /*
  * -m SIZE: a page count ("256", a power of two) or a size with K, M or G
  * ("4M", "512KiB"), rounded up to a power of two pages. 0, or -EINVAL /
  * -ERANGE (above 1 GiB).
  */
 int kt_ring_pages_parse(const char *s, size_t *pages);
+/*
+ * The options record, stat and top share, parsed in one place: -e EVENT
+ * (stat: comma lists), --filter EXPR (record: for the -e before it), the
+ * target's -p PIDS, -a, -C CPUS, and -d SECS.
+ */
+struct kt_capture_opts {
+	struct kt_target tg;
+	char **specs;		/* -e, in order (copies) */
+	const char **filters;	/* each -e's --filter (argv's), or NULL */
+	int nspecs;
+	double duration;	/* -d; 0: none */
+	bool lists;		/* set by the caller: -e takes 'a,b,c' */
+};
+#define KT_CAPTURE_OPTS_INIT { .tg = KT_TARGET_INIT }
+/* One of the shared options into co: KT_OK, a usage error (exit 2) or
+ * KT_FAIL (no memory), or -1 when opt is not one of them. */
+int kt_capture_opt(struct kt_ctx *ctx, struct kt_capture_opts *co, int opt,
+		   const char *arg);
+/* The -e list; co->tg goes with kt_target_finish(). */
+void kt_capture_opts_free(struct kt_capture_opts *co);
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 struct timespec;
 double kt_elapsed(const struct timespec *t0);

@@ -60,42 +60,44 @@ static const struct option record_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-struct ev_arg {
-	const char *spec;
-	const char *filter;
-};
-
-struct rec_run {
+/* A run of record: its options, then what it opened. */
+struct rec_cmd {
 	struct kt_ctx *ctx;
+	struct kt_capture_opts co;	/* -e, --filter, the target, -d */
+	struct ktrace_record_opts ro;
+	bool cg_set;			/* --call-graph given: -g keeps it */
+	const char *output;		/* -o */
+	unsigned long long count;	/* --max-events */
 	struct ktrace_record *rec;
-	unsigned long long count;	/* -c */
+	struct kt_inline inl;
+	struct kt_signals sigs;
+	int out_fd;
 	unsigned long long printed;
-	bool json;
 	bool to_file;
 	bool write_error;
 };
 
 static int print_sample(void *arg, const struct ktrace_sample *s)
 {
-	struct rec_run *run = arg;
+	struct rec_cmd *rc = arg;
 	size_t len;
 	const char *line;
 
-	if (run->to_file) {
-		if (s->type == KTRACE_SAMPLE_EVENT && run->count &&
-		    ++run->printed >= run->count)
+	if (rc->to_file) {
+		if (s->type == KTRACE_SAMPLE_EVENT && rc->count &&
+		    ++rc->printed >= rc->count)
 			return 1;
 		return 0;
 	}
-	line = ktrace_record_format(run->rec, s, run->json, &len);
-	fwrite_unlocked(line, 1, len, run->ctx->out);
-	putc_unlocked('\n', run->ctx->out);
-	if (ferror_unlocked(run->ctx->out)) {
-		run->write_error = true;	/* e.g. | head went away */
+	line = ktrace_record_format(rc->rec, s, rc->ctx->json, &len);
+	fwrite_unlocked(line, 1, len, rc->ctx->out);
+	putc_unlocked('\n', rc->ctx->out);
+	if (ferror_unlocked(rc->ctx->out)) {
+		rc->write_error = true;	/* e.g. | head went away */
 		return 1;
 	}
-	if (s->type == KTRACE_SAMPLE_EVENT && run->count &&
-	    ++run->printed >= run->count)
+	if (s->type == KTRACE_SAMPLE_EVENT && rc->count &&
+	    ++rc->printed >= rc->count)
 		return 1;
 	return 0;
 }
@@ -103,38 +105,33 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 /* A round of the capture loop: the records the rings hold by now. */
 static int record_round(void *arg, bool *gone)
 {
-	struct rec_run *run = arg;
-	long n = ktrace_record_poll(run->rec, 100, gone, print_sample, run);
+	struct rec_cmd *rc = arg;
+	long n = ktrace_record_poll(rc->rec, 100, gone, print_sample, rc);
 
 	if (n < 0) {
-		kt_error(run->ctx, KT_FAIL, "reading the rings: %s",
+		kt_error(rc->ctx, KT_FAIL, "reading the rings: %s",
 			 strerror((int)-n));
 		return -1;
 	}
-	if (run->write_error || (n > 0 && run->count &&
-				 run->printed >= run->count))
+	if (rc->write_error || (n > 0 && rc->count &&
+				rc->printed >= rc->count))
 		return 1;
 	/* Lines reach a file or pipe at least once a round. */
-	if (n > 0 && !run->to_file)
-		fflush(run->ctx->out);
+	if (n > 0 && !rc->to_file)
+		fflush(rc->ctx->out);
 	return 0;
 }
 
-struct rec_add {
-	struct kt_ctx *ctx;
-	struct ktrace_record *rec;
-	const struct ev_arg *evargs;	/* the filter of each -e */
-};
-
+/* An event of -e i, with that -e's --filter. */
 static int add_one(void *arg, int i, const char *name)
 {
-	struct rec_add *ra = arg;
+	struct rec_cmd *rc = arg;
 	struct ktrace_err err = { .pos = -1 };
 	int ret;
 
-	if (ktrace_record_add_event(ra->rec, name, ra->evargs[i].filter,
+	if (ktrace_record_add_event(rc->rec, name, rc->co.filters[i],
 				    &err) < 0) {
-		ret = kt_error_detail(ra->ctx, KT_FAIL, &err);
+		ret = kt_error_detail(rc->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
 		return ret;
 	}
@@ -174,294 +171,283 @@ static int call_graph_parse(struct kt_ctx *ctx, const char *arg,
 	return KT_OK;
 }
 
-int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
+/* -F HZ or -c PERIOD of the sampling events: the last one given wins. */
+static int sample_rate_parse(struct kt_ctx *ctx, int opt, const char *arg,
+			     struct ktrace_record_opts *ro)
 {
-	struct ktrace_record_opts ro = { 0 };
-	struct ktrace_err err = { .pos = -1 };
-	struct ev_arg *evargs = NULL;
-	struct kt_inline inl = { 0 };
-	char **specs = NULL;
-	struct ktrace_record *rec = NULL;
-	struct rec_run run = { .ctx = ctx };
-	struct kt_signals sigs = { 0 };
-	struct kt_target tg = KT_TARGET_INIT;
-	const char *output = NULL;
-	int nev = 0, opt, ret = KT_OK, out_fd = -1, status;
-	bool stopped = false, cg_set = false;
-	enum kt_loop_end end;
-	double duration = 0;
-	struct timespec t0;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end || !v || *arg == '-' ||
+	    (opt == 'F' && v > 1000000))
+		return kt_usage_error(ctx, NULL, opt == 'F' ?
+				      "bad frequency '%s' (samples a second, 1 to 1000000)" :
+				      "bad period '%s' (events per sample)",
+				      arg);
+	if (opt == 'F') {
+		ro->sample_freq = v;
+		ro->sample_period = 0;
+	} else {
+		ro->sample_period = v;
+		ro->sample_freq = 0;
+	}
+	return KT_OK;
+}
+
+/* An option of record's own (not shared with stat and top): KT_OK, a
+ * usage error, or -1 when it is none of them. */
+static int record_opt(struct rec_cmd *rc, int opt, const char *arg)
+{
+	struct kt_ctx *ctx = rc->ctx;
+	char *end;
+	int ret;
+
+	switch (opt) {
+	case 'm':
+		if (kt_ring_pages_parse(arg, &rc->ro.ring_pages))
+			return kt_usage_error(ctx, NULL,
+					      "bad ring size '%s': pages (a power of two) or a size like 512K, 8M",
+					      arg);
+		return KT_OK;
+	case 'g':
+		rc->ro.callchain = true;
+		if (!rc->cg_set)
+			rc->ro.dwarf_stack = KT_DWARF_STACK_DEFAULT;
+		return KT_OK;
+	case 'G':
+		ret = call_graph_parse(ctx, arg, &rc->ro);
+		rc->cg_set = !ret;
+		return ret;
+	case 'o':
+		rc->output = arg;
+		return KT_OK;
+	case 'j':
+		ctx->json = true;
+		return KT_OK;
+	case 'M':
+		rc->count = strtoull(arg, &end, 10);
+		if (*end || !rc->count || *arg == '-')
+			return kt_usage_error(ctx, NULL, "bad event count '%s'",
+					      arg);
+		return KT_OK;
+	case 'c':
+	case 'F':
+		return sample_rate_parse(ctx, opt, arg, &rc->ro);
+	}
+	return -1;
+}
+
+/* The command line into rc. -1 to go on, else the exit status (--help,
+ * a usage error). */
+static int record_parse(struct rec_cmd *rc, int argc, char **argv)
+{
+	struct kt_ctx *ctx = rc->ctx;
+	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:F:h",
 				  record_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'e': {
-			struct ev_arg *nv = realloc(evargs,
-						    (nev + 1) * sizeof(*nv));
-
-			if (!nv) {
-				ret = kt_error(ctx, KT_FAIL, "out of memory");
-				goto out;
-			}
-			evargs = nv;
-			evargs[nev].spec = optarg;
-			evargs[nev].filter = NULL;
-			nev++;
-			break;
-		}
-		case 'f':
-			if (!nev) {
-				ret = kt_usage_error(ctx, NULL,
-						     "--filter must follow the -e it applies to");
-				goto out;
-			}
-			if (evargs[nev - 1].filter) {
-				ret = kt_usage_error(ctx, NULL,
-						     "two --filter for -e '%s'",
-						     evargs[nev - 1].spec);
-				goto out;
-			}
-			evargs[nev - 1].filter = optarg;
-			break;
-		case 'p':
-		case 'a':
-		case 'C':
-			ret = kt_target_opt(ctx, &tg, opt, optarg);
-			if (ret)
-				goto out;
-			break;
-		case 'm':
-			if (kt_ring_pages_parse(optarg, &ro.ring_pages)) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad ring size '%s': pages (a power of two) or a size like 512K, 8M",
-						     optarg);
-				goto out;
-			}
-			break;
-		case 'g':
-			ro.callchain = true;
-			if (!cg_set)
-				ro.dwarf_stack = KT_DWARF_STACK_DEFAULT;
-			break;
-		case 'G':
-			ret = call_graph_parse(ctx, optarg, &ro);
-			if (ret)
-				goto out;
-			cg_set = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'j':
-			ctx->json = true;
-			break;
-		case 'd':
-			ret = kt_seconds_parse(ctx, optarg, &duration);
-			if (ret)
-				goto out;
-			break;
-		case 'M': {
-			char *end;
-
-			run.count = strtoull(optarg, &end, 10);
-			if (*end || !run.count || *optarg == '-') {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad event count '%s'", optarg);
-				goto out;
-			}
-			break;
-		}
-		case 'c':
-		case 'F': {
-			char *end;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !v || *optarg == '-' ||
-			    (opt == 'F' && v > 1000000)) {
-				ret = kt_usage_error(ctx, NULL, opt == 'F' ?
-						     "bad frequency '%s' (samples a second, 1 to 1000000)" :
-						     "bad period '%s' (events per sample)",
-						     optarg);
-				goto out;
-			}
-			if (opt == 'F') {
-				ro.sample_freq = v;
-				ro.sample_period = 0;
-			} else {
-				ro.sample_period = v;
-				ro.sample_freq = 0;
-			}
-			break;
-		}
-		case 'h':
+		if (opt == 'h') {
 			fputs(record_usage, ctx->out);
-			goto out;
-		default:
+			return KT_OK;
+		}
+		ret = kt_capture_opt(ctx, &rc->co, opt, optarg);
+		if (ret < 0)
+			ret = record_opt(rc, opt, optarg);
+		if (ret < 0)
 			ret = kt_usage_error(ctx, record_usage,
 					     "bad option '%s'", argv[optind - 1]);
-			goto out;
-		}
+		if (ret)
+			return ret;
 	}
-	argc -= optind;
-	argv += optind;
-	if (!nev) {
-		ret = kt_usage_error(ctx, record_usage,
-				     "missing -e EVENT");
-		goto out;
-	}
-	ret = kt_target_check(ctx, &tg, argc, argv);
+	if (!rc->co.nspecs)
+		return kt_usage_error(ctx, record_usage, "missing -e EVENT");
+	ret = kt_target_check(ctx, &rc->co.tg, argc - optind, argv + optind);
 	if (ret)
-		goto out;
-	for (int i = 0; i < nev; i++) {
-		if (!kt_inline_is(evargs[i].spec) &&
-		    kt_glob_check(evargs[i].spec)) {
-			ret = kt_usage_error(ctx, NULL,
-					     "bad event '%s': expected SYSTEM:EVENT (globs allowed) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
-					     evargs[i].spec);
-			goto out;
-		}
+		return ret;
+	for (int i = 0; i < rc->co.nspecs; i++) {
+		const char *spec = rc->co.specs[i];
+
+		if (!kt_inline_is(spec) && kt_glob_check(spec))
+			return kt_usage_error(ctx, NULL,
+					      "bad event '%s': expected SYSTEM:EVENT (globs allowed) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
+					      spec);
 	}
+	return -1;
+}
+
+/* The events of -e (globs expanded, inline probes made), then the rings
+ * for the target. The command waits on a pipe until every event is open;
+ * -p PID: the process with the threads it has now (inherit follows the
+ * ones it makes later). */
+static int record_open(struct rec_cmd *rc)
+{
+	struct kt_target *tg = &rc->co.tg;
+	struct ktrace_err err = { .pos = -1 };
+	int ret;
+
+	rc->rec = ktrace_record_alloc(rc->ctx->tfs);
+	if (!rc->rec)
+		return kt_error(rc->ctx, KT_FAIL, "out of memory");
+	ret = kt_events_expand(rc->ctx, &rc->inl, rc->co.specs, rc->co.nspecs,
+			       add_one, rc);
+	if (ret)
+		return ret;
+	ret = kt_target_prepare(rc->ctx, tg, true);
+	if (ret)
+		return ret;
+	rc->ro.pids = tg->pids;
+	rc->ro.nr_pids = tg->npids;
+	rc->ro.inherit = tg->npids > 0;
+	rc->ro.enable_on_exec = tg->argc > 0;
+	rc->ro.cpus = tg->cpus;
+	rc->ro.nr_cpus = tg->ncpus;
+	if (ktrace_record_open(rc->rec, &rc->ro, &err) < 0) {
+		ret = kt_error_detail(rc->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+	}
+	return ret;
+}
+
+/* -o FILE ('-': standard output): a ktrace file, which names the command. */
+static int record_output(struct rec_cmd *rc)
+{
+	const struct kt_target *tg = &rc->co.tg;
+	struct ktrace_err err = { .pos = -1 };
+	char cmdline[1024] = "";
+	int ret;
+
+	for (int i = 0; i < tg->argc && strlen(cmdline) < 900; i++) {
+		strcat(cmdline, i ? " " : "");
+		strncat(cmdline, tg->argv[i], 900 - strlen(cmdline));
+	}
+	rc->out_fd = strcmp(rc->output, "-") ?
+		     open(rc->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644) : dup(STDOUT_FILENO);
+	if (rc->out_fd < 0)
+		return kt_error(rc->ctx, KT_FAIL, "cannot create '%s': %s",
+				rc->output, strerror(errno));
+	if (ktrace_record_output(rc->rec, rc->out_fd, cmdline, &err) < 0) {
+		ret = kt_error_detail(rc->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
+	rc->to_file = true;
+	return KT_OK;
+}
+
+/* After the loop: the records still in the rings, then the output's
+ * errors and -o's file closed. ret, or KT_FAIL when writing failed. */
+static int record_finish(struct rec_cmd *rc, int ret)
+{
+	struct kt_ctx *ctx = rc->ctx;
+
+	ktrace_record_disable(rc->rec);
+	if (!(rc->count && rc->printed >= rc->count) && !rc->write_error)
+		ktrace_record_drain(rc->rec, print_sample, rc);
+	if (fflush(ctx->out) || rc->write_error) {
+		ret = kt_error(ctx, KT_FAIL, "writing the records failed: %s",
+			       strerror(errno ? errno : EIO));
+		clearerr(ctx->out);
+	}
+	if (rc->output) {
+		uint64_t bytes = 0;
+		int werr = ktrace_record_output_close(rc->rec, &bytes);
+
+		if (werr < 0)
+			ret = kt_error(ctx, KT_FAIL, "writing '%s' failed: %s",
+				       rc->output, strerror(-werr));
+		else
+			fprintf(ctx->err, "ktrace record: wrote %llu bytes to %s\n",
+				(unsigned long long)bytes, rc->output);
+	}
+	return ret;
+}
+
+/* What was captured, per event; what was lost, late or user space only. */
+static void record_summary(struct rec_cmd *rc)
+{
+	FILE *err = rc->ctx->err;
+	struct ktrace_record_stats st;
+
+	ktrace_record_stats(rc->rec, &st);
+	fprintf(err, "ktrace record: %llu records captured",
+		(unsigned long long)st.samples);
+	for (int i = 0; i < ktrace_record_nr_events(rc->rec); i++)
+		fprintf(err, "%s %s: %llu", i ? "," : ";",
+			ktrace_record_event_name(rc->rec, i),
+			(unsigned long long)st.per_event[i]);
+	fputc('\n', err);
+	if (st.lost) {
+		fprintf(err, "ktrace record: LOST %llu records:",
+			(unsigned long long)st.lost);
+		for (int c = 0; c < st.nr_cpus; c++)
+			if (st.lost_per_cpu[c])
+				fprintf(err, " cpu%d: %llu", c,
+					(unsigned long long)st.lost_per_cpu[c]);
+		fputs(" (use a larger -m)\n", err);
+	}
+	if (st.late)
+		fprintf(err, "ktrace record: %llu records arrived after newer ones and are printed out of time order\n",
+			(unsigned long long)st.late);
+	if (st.user_only)
+		fputs("ktrace record: sampled user space only: the kernel's side needs root or CAP_PERFMON, or a lower /proc/sys/kernel/perf_event_paranoid\n",
+		      err);
+	kt_inline_report_misses(rc->ctx, &rc->inl);
+}
+
+int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct rec_cmd rc = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
+			      .out_fd = -1 };
+	struct kt_target *tg = &rc.co.tg;
+	bool stopped = false;
+	enum kt_loop_end end;
+	struct timespec t0;
+	int ret, status;
+
+	ret = record_parse(&rc, argc, argv);
+	if (ret >= 0)
+		goto out;
+	ret = KT_OK;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;
 	}
-	kt_signals_install(&sigs);
-	rec = ktrace_record_alloc(ctx->tfs);
-	specs = calloc(nev, sizeof(*specs));
-	if (!rec || !specs) {
-		ret = kt_error(ctx, KT_FAIL, "out of memory");
-		goto out;
-	}
-	run.rec = rec;
-	run.json = ctx->json;
-	for (int i = 0; i < nev; i++)
-		specs[i] = (char *)evargs[i].spec;
-	/* Events: globs expanded; filters go with the -e before them. */
-	{
-		struct rec_add add = { .ctx = ctx, .rec = rec,
-				       .evargs = evargs };
-
-		ret = kt_events_expand(ctx, &inl, specs, nev, add_one, &add);
-		if (ret)
-			goto out;
-	}
-	/* The command waits on a pipe until every event is open; -p PID:
-	 * the process with the threads it has now (inherit follows the
-	 * ones it makes later). */
-	ret = kt_target_prepare(ctx, &tg, true);
+	kt_signals_install(&rc.sigs);
+	ret = record_open(&rc);
+	if (!ret && rc.output)
+		ret = record_output(&rc);
 	if (ret)
 		goto out;
-	ro.pids = tg.pids;
-	ro.nr_pids = tg.npids;
-	ro.inherit = tg.npids > 0;
-	ro.enable_on_exec = tg.argc > 0;
-	ro.cpus = tg.cpus;
-	ro.nr_cpus = tg.ncpus;
-	if (ktrace_record_open(rec, &ro, &err) < 0) {
-		ret = kt_error_detail(ctx, KT_FAIL, &err);
-		goto out;
-	}
-	if (output) {
-		char cmdline[1024] = "";
-
-		for (int i = 0; i < argc && strlen(cmdline) < 900; i++) {
-			strcat(cmdline, i ? " " : "");
-			strncat(cmdline, argv[i], 900 - strlen(cmdline));
-		}
-		out_fd = strcmp(output, "-") ?
-			 open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0644) : dup(STDOUT_FILENO);
-		if (out_fd < 0) {
-			ret = kt_error(ctx, KT_FAIL, "cannot create '%s': %s",
-				       output, strerror(errno));
-			goto out;
-		}
-		if (ktrace_record_output(rec, out_fd, cmdline, &err) < 0) {
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			goto out;
-		}
-		run.to_file = true;
-	}
-
-	if (!ro.enable_on_exec && ktrace_record_enable(rec) < 0) {
+	if (!rc.ro.enable_on_exec && ktrace_record_enable(rc.rec) < 0) {
 		ret = kt_error(ctx, KT_FAIL, "cannot enable the events: %s",
 			       strerror(errno));
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = kt_target_start(ctx, &tg);
+	ret = kt_target_start(ctx, tg);
 	if (ret)
 		goto out;
-	end = kt_loop_run(&tg, &t0, duration, record_round, &run);
+	end = kt_loop_run(tg, &t0, rc.co.duration, record_round, &rc);
 	if (end == KT_LOOP_FAILED)
 		ret = KT_FAIL;
 	/* -d, --max-events: the command stopped on purpose */
 	stopped = end == KT_LOOP_DURATION ||
-		  (end == KT_LOOP_COMMAND && !run.write_error);
-	ktrace_record_disable(rec);
-	if (!(run.count && run.printed >= run.count) && !run.write_error)
-		ktrace_record_drain(rec, print_sample, &run);
-	if (fflush(ctx->out) || run.write_error) {
-		ret = kt_error(ctx, KT_FAIL, "writing the records failed: %s",
-			       strerror(errno ? errno : EIO));
-		clearerr(ctx->out);
-	}
-	if (output) {
-		uint64_t bytes = 0;
-
-		int werr = ktrace_record_output_close(rec, &bytes);
-
-		if (werr < 0)
-			ret = kt_error(ctx, KT_FAIL, "writing '%s' failed: %s",
-				       output, strerror(-werr));
-		else
-			fprintf(ctx->err, "ktrace record: wrote %llu bytes to %s\n",
-				(unsigned long long)bytes, output);
-	}
-	{
-		struct ktrace_record_stats st;
-
-		ktrace_record_stats(rec, &st);
-		fprintf(ctx->err, "ktrace record: %llu records captured",
-			(unsigned long long)st.samples);
-		for (int i = 0; i < ktrace_record_nr_events(rec); i++)
-			fprintf(ctx->err, "%s %s: %llu", i ? "," : ";",
-				ktrace_record_event_name(rec, i),
-				(unsigned long long)st.per_event[i]);
-		fputc('\n', ctx->err);
-		if (st.lost) {
-			fprintf(ctx->err, "ktrace record: LOST %llu records:",
-				(unsigned long long)st.lost);
-			for (int c = 0; c < st.nr_cpus; c++)
-				if (st.lost_per_cpu[c])
-					fprintf(ctx->err, " cpu%d: %llu", c,
-						(unsigned long long)
-						st.lost_per_cpu[c]);
-			fputs(" (use a larger -m)\n", ctx->err);
-		}
-		if (st.late)
-			fprintf(ctx->err, "ktrace record: %llu records arrived after newer ones and are printed out of time order\n",
-				(unsigned long long)st.late);
-		if (st.user_only)
-			fputs("ktrace record: sampled user space only: the kernel's side needs root or CAP_PERFMON, or a lower /proc/sys/kernel/perf_event_paranoid\n",
-			      ctx->err);
-		kt_inline_report_misses(ctx, &inl);
-	}
+		  (end == KT_LOOP_COMMAND && !rc.write_error);
+	ret = record_finish(&rc, ret);
+	record_summary(&rc);
 out:
 	/* A workload still running after -d, -c or a signal is stopped. */
-	status = kt_target_finish(&tg, kt_stop_signal || ret || stopped);
+	status = kt_target_finish(tg, kt_stop_signal || ret || stopped);
 	/* Close the perf fds before removing the probes they use. */
-	ktrace_record_free(rec);
-	if (out_fd >= 0)
-		close(out_fd);
-	kt_inline_destroy(ctx, &inl);
-	kt_signals_restore(&sigs);
-	free(specs);
-	free(evargs);
-	ktrace_err_clear(&err);
+	ktrace_record_free(rc.rec);
+	if (rc.out_fd >= 0)
+		close(rc.out_fd);
+	kt_inline_destroy(ctx, &rc.inl);
+	kt_signals_restore(&rc.sigs);
+	kt_capture_opts_free(&rc.co);
 	/* The workload's exit status, unless -d/-c ended it on purpose. */
-	ret = kt_target_status(&tg, ret, status, stopped);
-	return ret;
+	return kt_target_status(tg, ret, status, stopped);
 }

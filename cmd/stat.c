@@ -43,83 +43,100 @@ static const struct option stat_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *const default_events[] = {
+static char *const default_events[] = {
 	"task-clock", "context-switches", "cpu-migrations", "page-faults",
-	"cycles", "instructions", NULL,
+	"cycles", "instructions",
 };
 
-/*
- * Print the counts; with interval, the change since the previous interval
- * (prev, one entry per event, updated), as perf stat -I does.
- */
-static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
-			 double at, uint64_t *prev, const char *what)
+/* A run of stat: its options, then what it opened. */
+struct stat_cmd {
+	struct kt_ctx *ctx;
+	struct kt_capture_opts co;	/* -e (comma lists), the target, -d */
+	long interval;			/* -I, ms; 0: none */
+	struct ktrace_stat *st;
+	struct kt_inline inl;
+	struct kt_signals sigs;
+	char what[512];			/* the target, for the report */
+	/* the capture loop's */
+	int pidfd;			/* of the process counted, or -1 */
+	struct timespec t0;
+	double last;			/* seconds since t0 of the last -I */
+	uint64_t *prev;			/* the counts at the last -I */
+};
+
+/* Counter i, with -I (prev) the change since the last interval. 0, or
+ * non-zero when the counter is not supported. */
+static int read_count(struct ktrace_stat *st, int i, uint64_t *prev,
+		      uint64_t *v, uint64_t *en, uint64_t *run)
 {
-	int n = ktrace_stat_count(st), nuser = 0;
-	bool interval = prev != NULL;
+	int r = ktrace_stat_read(st, i, v, en, run);
 
-	if (ctx->json) {
-		struct kt_json *j = kt_json(ctx);
+	if (!r && prev) {
+		uint64_t d = *v - prev[i];
 
-		if (!j)
-			return;
-		/* one document per interval (one line each), as perf does */
-		kt_json_object_begin(j);
-		kt_json_key(j, interval ? "time" : "elapsed");
-		kt_json_double(j, at);
-		kt_json_key(j, "counters");
-		kt_json_array_begin(j);
-		for (int i = 0; i < n; i++) {
-			uint64_t v, en, run;
-			int r = ktrace_stat_read(st, i, &v, &en, &run);
-
-			if (!r && prev) {
-				uint64_t d = v - prev[i];
-
-				prev[i] = v;
-				v = d;
-			}
-
-			kt_json_object_begin(j);
-			kt_jstr(j, "event", ktrace_stat_name(st, i));
-			kt_jbool(j, "user_only", ktrace_stat_user_only(st, i));
-			if (r) {
-				kt_json_key(j, "count");
-				kt_json_null(j);
-				kt_jbool(j, "supported", false);
-			} else {
-				kt_juint(j, "count", v);
-				kt_jbool(j, "supported", true);
-				kt_juint(j, "enabled_ns", en);
-				kt_juint(j, "running_ns", run);
-			}
-			kt_json_object_end(j);
-		}
-		kt_json_array_end(j);
-		kt_json_object_end(j);
-		fflush(ctx->out);
-		return;
+		prev[i] = *v;
+		*v = d;
 	}
+	return r;
+}
+
+/* --json: one document per interval (one line each), as perf does. */
+static void print_counts_json(struct kt_ctx *ctx, struct ktrace_stat *st,
+			      double at, uint64_t *prev)
+{
+	struct kt_json *j = kt_json(ctx);
+
+	if (!j)
+		return;
+	kt_json_object_begin(j);
+	kt_json_key(j, prev ? "time" : "elapsed");
+	kt_json_double(j, at);
+	kt_json_key(j, "counters");
+	kt_json_array_begin(j);
+	for (int i = 0; i < ktrace_stat_count(st); i++) {
+		uint64_t v, en, run;
+		int r = read_count(st, i, prev, &v, &en, &run);
+
+		kt_json_object_begin(j);
+		kt_jstr(j, "event", ktrace_stat_name(st, i));
+		kt_jbool(j, "user_only", ktrace_stat_user_only(st, i));
+		if (r) {
+			kt_json_key(j, "count");
+			kt_json_null(j);
+			kt_jbool(j, "supported", false);
+		} else {
+			kt_juint(j, "count", v);
+			kt_jbool(j, "supported", true);
+			kt_juint(j, "enabled_ns", en);
+			kt_juint(j, "running_ns", run);
+		}
+		kt_json_object_end(j);
+	}
+	kt_json_array_end(j);
+	kt_json_object_end(j);
+	fflush(ctx->out);
+}
+
+/* The table perf stat prints; with -I (prev) a line per counter stamped
+ * with the time. */
+static void print_counts_text(struct kt_ctx *ctx, struct ktrace_stat *st,
+			      double at, uint64_t *prev, const char *what)
+{
+	bool interval = prev != NULL;
+	int nuser = 0;
+
 	if (!interval)
 		fprintf(ctx->out, "\n Performance counter stats for %s:\n\n",
 			what);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < ktrace_stat_count(st); i++) {
 		uint64_t v;
-		int r = ktrace_stat_read(st, i, &v, NULL, NULL);
+		int r = read_count(st, i, prev, &v, NULL, NULL);
 		char name[192];
 
 		/* user space only, as perf stat marks it */
 		snprintf(name, sizeof(name), "%s%s", ktrace_stat_name(st, i),
 			 ktrace_stat_user_only(st, i) ? ":u" : "");
 		nuser += ktrace_stat_user_only(st, i);
-
-		if (!r && prev) {
-			uint64_t d = v - prev[i];
-
-			prev[i] = v;
-			v = d;
-		}
-
 		if (interval)
 			fprintf(ctx->out, "%14.6f ", at);
 		if (r)
@@ -138,227 +155,193 @@ static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
 	fflush(ctx->out);
 }
 
-struct stat_add {
-	struct kt_ctx *ctx;
-	struct ktrace_stat *st;
-};
+/*
+ * Print the counts; with interval, the change since the previous interval
+ * (prev, one entry per event, updated), as perf stat -I does.
+ */
+static void print_counts(struct kt_ctx *ctx, struct ktrace_stat *st,
+			 double at, uint64_t *prev, const char *what)
+{
+	if (ctx->json)
+		print_counts_json(ctx, st, at, prev);
+	else
+		print_counts_text(ctx, st, at, prev, what);
+}
 
 static int add_one(void *arg, int i, const char *name)
 {
-	struct stat_add *sa = arg;
+	struct stat_cmd *sc = arg;
 	struct ktrace_err err = { .pos = -1 };
 	int ret;
 
 	(void)i;
-	if (ktrace_stat_add(sa->st, name, &err) < 0) {
-		ret = kt_error_detail(sa->ctx, KT_FAIL, &err);
+	if (ktrace_stat_add(sc->st, name, &err) < 0) {
+		ret = kt_error_detail(sc->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
 		return ret;
 	}
 	return KT_OK;
 }
 
-/* What stat's capture loop needs from round to round. */
-struct stat_loop {
-	struct kt_ctx *ctx;
-	struct ktrace_stat *st;
-	int pidfd;		/* of the process counted, or -1 */
-	long interval;		/* -I, ms; 0: none */
-	double duration, last;
-	struct timespec t0;
-	uint64_t *prev;		/* the counts at the last interval */
-	const char *what;
-};
-
 /* A round: wait for the process's end or the next interval, and print
  * the interval's counts when it is due. */
 static int stat_round(void *arg, bool *gone)
 {
-	struct stat_loop *sl = arg;
-	struct pollfd pfd = { .fd = sl->pidfd, .events = POLLIN };
-	int wait_ms = sl->interval ? (int)sl->interval : 1000;
-	double now;
+	struct stat_cmd *sc = arg;
+	struct pollfd pfd = { .fd = sc->pidfd, .events = POLLIN };
+	int wait_ms = sc->interval ? (int)sc->interval : 1000;
+	double now, duration = sc->co.duration;
 
-	if (sl->duration > 0 && sl->duration * 1000 < wait_ms)
-		wait_ms = sl->duration * 1000;
+	if (duration > 0 && duration * 1000 < wait_ms)
+		wait_ms = duration * 1000;
 	poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
-	now = kt_elapsed(&sl->t0);
-	if (sl->interval && (now - sl->last) * 1000 >= sl->interval) {
-		print_counts(sl->ctx, sl->st, now, sl->prev, sl->what);
-		sl->last = now;
+	now = kt_elapsed(&sc->t0);
+	if (sc->interval && (now - sc->last) * 1000 >= sc->interval) {
+		print_counts(sc->ctx, sc->st, now, sc->prev, sc->what);
+		sc->last = now;
 	}
 	*gone = pfd.fd >= 0 && poll(&pfd, 1, 0) > 0;
 	return 0;
 }
 
-int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
+static void stat_help(struct kt_ctx *ctx)
 {
-	struct ktrace_err err = { .pos = -1 };
-	struct ktrace_stat *st = NULL;
-	struct kt_signals sigs = { 0 };
-	struct kt_target tg = KT_TARGET_INIT;
-	struct kt_inline inl = { 0 };
-	struct stat_add sa = { .ctx = ctx };
-	char **events = NULL, what[512];
-	int nev = 0, ndef = 0, opt, ret = KT_OK, status, pid;
-	double duration = 0;
-	bool stopped = false;
-	struct timespec t0;
-	struct stat_loop sl = { .ctx = ctx, .pidfd = -1 };
+	const char *const *c = ktrace_stat_counter_names();
 
-	tg.max_pids = 1;	/* the counters follow one process */
+	fputs(stat_usage, ctx->out);
+	fputs("\nCounters:", ctx->out);
+	for (int i = 0; c[i]; i++)
+		fprintf(ctx->out, "%s %s", i ? "," : "", c[i]);
+	fputs(" (hardware ones need a PMU)\n", ctx->out);
+}
+
+/* The command line into sc. -1 to go on, else the exit status (--help,
+ * a usage error). */
+static int stat_parse(struct stat_cmd *sc, int argc, char **argv)
+{
+	struct kt_ctx *ctx = sc->ctx;
+	struct kt_target *tg = &sc->co.tg;
+	int opt, ret;
+	char *end;
+
 	while ((opt = getopt_long(argc, argv, "+e:p:aC:I:d:jh", stat_opts,
 				  NULL)) != -1) {
-		char *end, *save = NULL, *tok, *copy;
-
 		switch (opt) {
-		case 'e':
-			/* every name of a list is there: '' or 'a,,b' is a
-			 * typo, not "the default counters" */
-			if (!*optarg || (!kt_inline_is(optarg) &&
-					 (*optarg == ',' || strstr(optarg, ",,") ||
-					  optarg[strlen(optarg) - 1] == ','))) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad event list '%s': an empty event name",
-						     optarg);
-				goto out;
-			}
-			copy = strdup(optarg);
-			/* Lists split at commas; an inline probe is whole. */
-			for (tok = kt_inline_is(optarg) ? copy :
-				   strtok_r(copy, ",", &save); tok;
-			     tok = kt_inline_is(optarg) ? NULL :
-				   strtok_r(NULL, ",", &save)) {
-				char **nv = realloc(events, (nev + 2) *
-							    sizeof(*nv));
-
-				if (!nv)
-					break;
-				events = nv;
-				events[nev++] = strdup(tok);
-				events[nev] = NULL;
-			}
-			free(copy);
-			break;
-		case 'p':
-		case 'a':
-		case 'C':
-			ret = kt_target_opt(ctx, &tg, opt, optarg);
-			if (ret)
-				goto out;
-			break;
 		case 'I':
 			errno = 0;
-			sl.interval = strtol(optarg, &end, 10);
+			sc->interval = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end ||
-			    sl.interval < 10 || sl.interval > 3600000) {
-				ret = kt_usage_error(ctx, NULL,
-						     "bad interval '%s' (milliseconds, 10 to 3600000)",
-						     optarg);
-				goto out;
-			}
-			break;
-		case 'd':
-			ret = kt_seconds_parse(ctx, optarg, &duration);
-			if (ret)
-				goto out;
-			break;
+			    sc->interval < 10 || sc->interval > 3600000)
+				return kt_usage_error(ctx, NULL,
+						      "bad interval '%s' (milliseconds, 10 to 3600000)",
+						      optarg);
+			continue;
 		case 'j':
 			ctx->json = true;
-			break;
-		case 'h': {
-			const char *const *c = ktrace_stat_counter_names();
-
-			fputs(stat_usage, ctx->out);
-			fputs("\nCounters:", ctx->out);
-			for (int i = 0; c[i]; i++)
-				fprintf(ctx->out, "%s %s", i ? "," : "", c[i]);
-			fputs(" (hardware ones need a PMU)\n", ctx->out);
-			goto out;
+			continue;
+		case 'h':
+			stat_help(ctx);
+			return KT_OK;
 		}
-		default:
+		ret = kt_capture_opt(ctx, &sc->co, opt, optarg);
+		if (ret < 0)
 			ret = kt_usage_error(ctx, stat_usage, "bad option '%s'",
 					     argv[optind - 1]);
-			goto out;
-		}
+		if (ret)
+			return ret;
 	}
-	argc -= optind;
-	argv += optind;
-	ret = kt_target_check(ctx, &tg, argc, argv);
+	ret = kt_target_check(ctx, tg, argc - optind, argv + optind);
 	if (ret)
-		goto out;
-	if (tg.ncpus && (tg.argc || tg.npids)) {
-		ret = kt_usage_error(ctx, NULL,
-				     "-C counts CPUs system-wide: not with a command or -p");
-		goto out;
+		return ret;
+	if (tg->ncpus && (tg->argc || tg->npids))
+		return kt_usage_error(ctx, NULL,
+				      "-C counts CPUs system-wide: not with a command or -p");
+	return -1;
+}
+
+/* The counters of -e (or the default ones), inline probes made, opened
+ * for the target; the command is forked and waits to be started. */
+static int stat_open(struct stat_cmd *sc)
+{
+	struct kt_target *tg = &sc->co.tg;
+	struct ktrace_err err = { .pos = -1 };
+	int ret, pid;
+
+	sc->st = ktrace_stat_alloc(sc->ctx->tfs);
+	if (!sc->st)
+		return kt_error(sc->ctx, KT_FAIL, "out of memory");
+	if (sc->co.nspecs)
+		ret = kt_events_expand(sc->ctx, &sc->inl, sc->co.specs,
+				       sc->co.nspecs, add_one, sc);
+	else
+		ret = kt_events_expand(sc->ctx, &sc->inl, default_events,
+				       sizeof(default_events) /
+				       sizeof(*default_events), add_one, sc);
+	if (ret)
+		return ret;
+	ret = kt_target_prepare(sc->ctx, tg, false);
+	if (ret)
+		return ret;
+	pid = tg->npids ? tg->pids[0] : -1;
+	kt_target_describe(tg, sc->what, sizeof(sc->what));
+	sc->prev = calloc(ktrace_stat_count(sc->st) + 1, sizeof(*sc->prev));
+	if (!sc->prev)
+		return kt_error(sc->ctx, KT_FAIL, "out of memory");
+	if (ktrace_stat_open(sc->st, pid, tg->cpus, tg->ncpus, pid > 0,
+			     tg->argc > 0, &err) < 0) {
+		ret = kt_error_detail(sc->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
 	}
+	return ret;
+}
+
+int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct stat_cmd sc = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
+			       .pidfd = -1 };
+	struct kt_target *tg = &sc.co.tg;
+	bool stopped = false;
+	int ret, status, pid;
+
+	tg->max_pids = 1;	/* the counters follow one process */
+	sc.co.lists = true;
+	ret = stat_parse(&sc, argc, argv);
+	if (ret >= 0)
+		goto out;
+	ret = KT_OK;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;
 	}
-	kt_signals_install(&sigs);
-	st = ktrace_stat_alloc(ctx->tfs);
-	if (!st) {
-		ret = kt_error(ctx, KT_FAIL, "out of memory");
-		goto out;
-	}
-	sa.st = st;
-	if (!nev) {
-		while (default_events[ndef])
-			ndef++;
-	}
-	ret = kt_events_expand(ctx, &inl, nev ? events :
-			       (char **)default_events, nev ? nev : ndef,
-			       add_one, &sa);
+	kt_signals_install(&sc.sigs);
+	ret = stat_open(&sc);
 	if (ret)
 		goto out;
-	ret = kt_target_prepare(ctx, &tg, false);
-	if (ret)
-		goto out;
-	pid = tg.npids ? tg.pids[0] : -1;
-	kt_target_describe(&tg, what, sizeof(what));
-	sl.prev = calloc(ktrace_stat_count(st) + 1, sizeof(*sl.prev));
-	if (!sl.prev) {
-		ret = kt_error(ctx, KT_FAIL, "out of memory");
-		goto out;
-	}
-	if (ktrace_stat_open(st, pid, tg.cpus, tg.ncpus, pid > 0, tg.argc > 0,
-			     &err) < 0) {
-		ret = kt_error_detail(ctx, KT_FAIL, &err);
-		goto out;
-	}
-	if (!tg.argc)
-		ktrace_stat_enable(st);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = kt_target_start(ctx, &tg);
+	if (!tg->argc)
+		ktrace_stat_enable(sc.st);
+	clock_gettime(CLOCK_MONOTONIC, &sc.t0);
+	ret = kt_target_start(ctx, tg);
 	if (ret)
 		goto out;
 	/* Wake up when the child exits (pidfd), an interval ends or a
 	 * signal comes. */
-	sl.pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-	sl.st = st;
-	sl.t0 = t0;
-	sl.duration = duration;
-	sl.what = what;
-	stopped = kt_loop_run(&tg, &t0, duration, stat_round, &sl) ==
+	pid = tg->npids ? tg->pids[0] : -1;
+	sc.pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	stopped = kt_loop_run(tg, &sc.t0, sc.co.duration, stat_round, &sc) ==
 		  KT_LOOP_DURATION;
-	ktrace_stat_disable(st);
-	if (sl.pidfd >= 0)
-		close(sl.pidfd);
-	print_counts(ctx, st, kt_elapsed(&t0), NULL, what);
-	kt_inline_report_misses(ctx, &inl);
+	ktrace_stat_disable(sc.st);
+	print_counts(ctx, sc.st, kt_elapsed(&sc.t0), NULL, sc.what);
+	kt_inline_report_misses(ctx, &sc.inl);
 out:
 	/* A workload still running after -d or a signal is stopped. */
-	status = kt_target_finish(&tg, kt_stop_signal || ret || stopped);
-	ktrace_stat_free(st);	/* the counters go before their probes */
-	kt_inline_destroy(ctx, &inl);
-	kt_signals_restore(&sigs);
-	free(sl.prev);
-	ktrace_err_clear(&err);
-	for (int i = 0; i < nev; i++)
-		free(events[i]);
-	free(events);
-	/* The workload's exit status, unless -d/-c ended it on purpose. */
-	ret = kt_target_status(&tg, ret, status, stopped);
-	return ret;
+	status = kt_target_finish(tg, kt_stop_signal || ret || stopped);
+	if (sc.pidfd >= 0)
+		close(sc.pidfd);
+	ktrace_stat_free(sc.st);	/* the counters go before their probes */
+	kt_inline_destroy(ctx, &sc.inl);
+	kt_signals_restore(&sc.sigs);
+	free(sc.prev);
+	kt_capture_opts_free(&sc.co);
+	/* The workload's exit status, unless -d ended it on purpose. */
+	return kt_target_status(tg, ret, status, stopped);
 }

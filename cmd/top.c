@@ -76,8 +76,13 @@ struct top_ev {
 	double rate;
 };
 
+/* A run of top: its options, what it opened, the screen's state. */
 struct top_run {
 	struct kt_ctx *ctx;
+	struct kt_capture_opts co;	/* -e, the target, -d */
+	struct ktrace_record_opts ro;	/* -F, -c */
+	struct kt_inline inl;
+	struct kt_signals sigs;
 	struct ktrace_record *rec;	/* sampling events, or NULL */
 	struct ktrace_stat *st;		/* counted events, or NULL */
 	struct kt_profile prof;
@@ -402,180 +407,203 @@ static int top_round(void *arg, bool *gone)
 	return 0;
 }
 
-int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
+/* An option of top's own (not shared with record and stat): KT_OK, a
+ * usage error, or -1 when it is none of them. */
+static int top_opt(struct top_run *run, int opt, const char *arg)
 {
-	static char *const default_events[] = { "cpu-clock" };
-	struct top_run run = { .ctx = ctx, .interval = 1000 };
-	struct ktrace_record_opts ro = { 0 };
-	struct ktrace_err err = { .pos = -1 };
-	struct kt_target tg = KT_TARGET_INIT;
-	struct kt_signals sigs = { 0 };
-	struct kt_inline inl = { 0 };
-	char **specs = NULL;
-	int nspecs = 0, opt, ret = KT_OK, pid;
+	struct kt_ctx *ctx = run->ctx;
 	long v;
-	double duration = 0;
+	int ret;
 
-	tg.max_pids = 1;
+	switch (opt) {
+	case 'F':
+		ret = parse_num(ctx, arg, 1, 1000000,
+				"frequency (samples a second)", &v);
+		run->ro.sample_freq = v;
+		run->ro.sample_period = 0;
+		return ret;
+	case 'c':
+		ret = parse_num(ctx, arg, 1, INT32_MAX,
+				"period (events per sample)", &v);
+		run->ro.sample_period = v;
+		run->ro.sample_freq = 0;
+		return ret;
+	case 'I':
+		return parse_num(ctx, arg, 100, 3600000,
+				 "interval (milliseconds, at least 100)",
+				 &run->interval);
+	case 'n':
+		ret = parse_num(ctx, arg, 1, 100000, "row count", &v);
+		run->rows = v;
+		return ret;
+	case 'z':
+		run->zero = true;
+		return KT_OK;
+	case 's':
+		for (v = 0; v < TS_NR && strcmp(arg, sort_names[v]); v++)
+			;
+		if (v == TS_NR)
+			return kt_usage_error(ctx, NULL,
+					      "bad sort key '%s': count, total or name",
+					      arg);
+		run->sort = v;
+		return KT_OK;
+	case 'S':
+		run->stdio = true;
+		return KT_OK;
+	}
+	return -1;
+}
+
+/* The command line into run. -1 to go on, else the exit status (--help,
+ * a usage error). */
+static int top_parse(struct top_run *run, int argc, char **argv)
+{
+	struct kt_ctx *ctx = run->ctx;
+	struct kt_target *tg = &run->co.tg;
+	int opt, ret;
+
 	while ((opt = getopt_long(argc, argv, "+e:F:c:p:aC:I:d:n:zs:h",
 				  top_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'e': {
-			char **nv = realloc(specs, (nspecs + 1) * sizeof(*nv));
-
-			if (!nv) {
-				ret = kt_error(ctx, KT_FAIL, "out of memory");
-				goto out;
-			}
-			specs = nv;
-			specs[nspecs++] = optarg;
-			break;
-		}
-		case 'F':
-			ret = parse_num(ctx, optarg, 1, 1000000,
-					"frequency (samples a second)", &v);
-			ro.sample_freq = v;
-			ro.sample_period = 0;
-			break;
-		case 'c':
-			ret = parse_num(ctx, optarg, 1, INT32_MAX,
-					"period (events per sample)", &v);
-			ro.sample_period = v;
-			ro.sample_freq = 0;
-			break;
-		case 'p':
-		case 'a':
-		case 'C':
-			ret = kt_target_opt(ctx, &tg, opt, optarg);
-			break;
-		case 'I':
-			ret = parse_num(ctx, optarg, 100, 3600000,
-					"interval (milliseconds, at least 100)",
-					&run.interval);
-			break;
-		case 'd':
-			ret = kt_seconds_parse(ctx, optarg, &duration);
-			break;
-		case 'n':
-			ret = parse_num(ctx, optarg, 1, 100000, "row count", &v);
-			run.rows = v;
-			break;
-		case 'z':
-			run.zero = true;
-			break;
-		case 's':
-			for (v = 0; v < TS_NR && strcmp(optarg, sort_names[v]); v++)
-				;
-			if (v == TS_NR)
-				ret = kt_usage_error(ctx, NULL,
-						     "bad sort key '%s': count, total or name",
-						     optarg);
-			run.sort = v;
-			break;
-		case 'S':
-			run.stdio = true;
-			break;
-		case 'h':
+		if (opt == 'h') {
 			fputs(top_usage, ctx->out);
-			goto out;
-		default:
+			return KT_OK;
+		}
+		ret = kt_capture_opt(ctx, &run->co, opt, optarg);
+		if (ret < 0)
+			ret = top_opt(run, opt, optarg);
+		if (ret < 0)
 			ret = kt_usage_error(ctx, top_usage, "bad option '%s'",
 					     argv[optind - 1]);
-		}
 		if (ret)
-			goto out;
+			return ret;
 	}
-	if (optind < argc) {
-		ret = kt_usage_error(ctx, top_usage,
-				     "top watches running processes: no command ('%s')",
-				     argv[optind]);
-		goto out;
-	}
-	ret = kt_target_check(ctx, &tg, 0, NULL);
+	if (optind < argc)
+		return kt_usage_error(ctx, top_usage,
+				      "top watches running processes: no command ('%s')",
+				      argv[optind]);
+	ret = kt_target_check(ctx, tg, 0, NULL);
 	if (ret)
-		goto out;
-	if (tg.ncpus && tg.npids) {
-		ret = kt_usage_error(ctx, NULL,
-				     "-C watches CPUs system-wide: not with -p");
-		goto out;
+		return ret;
+	if (tg->ncpus && tg->npids)
+		return kt_usage_error(ctx, NULL,
+				      "-C watches CPUs system-wide: not with -p");
+	for (int i = 0; i < run->co.nspecs; i++) {
+		const char *spec = run->co.specs[i];
+
+		if (!kt_inline_is(spec) && strchr(spec, ':') &&
+		    kt_glob_check(spec))
+			return kt_usage_error(ctx, NULL,
+					      "bad event '%s': expected SYSTEM:EVENT (globs allowed), a sampling event or an inline probe",
+					      spec);
 	}
-	for (int i = 0; i < nspecs; i++) {
-		if (!kt_inline_is(specs[i]) && strchr(specs[i], ':') &&
-		    kt_glob_check(specs[i])) {
-			ret = kt_usage_error(ctx, NULL,
-					     "bad event '%s': expected SYSTEM:EVENT (globs allowed), a sampling event or an inline probe",
-					     specs[i]);
-			goto out;
-		}
+	return -1;
+}
+
+/* The events of -e (cpu-clock without one): sampling ones into the rings,
+ * the others counted; opened for the target. */
+static int top_open(struct top_run *run)
+{
+	static char *const default_events[] = { "cpu-clock" };
+	struct kt_ctx *ctx = run->ctx;
+	struct kt_target *tg = &run->co.tg;
+	struct ktrace_err err = { .pos = -1 };
+	int ret;
+
+	if (run->co.nspecs)
+		ret = kt_events_expand(ctx, &run->inl, run->co.specs,
+				       run->co.nspecs, add_one, run);
+	else
+		ret = kt_events_expand(ctx, &run->inl, default_events, 1,
+				       add_one, run);
+	if (ret)
+		return ret;
+	ret = kt_target_prepare(ctx, tg, true);
+	if (ret)
+		return ret;
+	kt_target_describe(tg, run->what, sizeof(run->what));
+	run->pid = tg->npids ? tg->pids[0] : -1;
+	if (run->st && ktrace_stat_open(run->st, run->pid, tg->cpus, tg->ncpus,
+					run->pid > 0, false, &err) < 0)
+		goto fail;
+	if (run->rec) {
+		run->ro.pids = tg->pids;
+		run->ro.nr_pids = tg->npids;
+		run->ro.inherit = tg->npids > 0;
+		run->ro.cpus = tg->cpus;
+		run->ro.nr_cpus = tg->ncpus;
+		if (ktrace_record_open(run->rec, &run->ro, &err) < 0)
+			goto fail;
 	}
+	return KT_OK;
+fail:
+	ret = kt_error_detail(ctx, KT_FAIL, &err);
+	ktrace_err_clear(&err);
+	return ret;
+}
+
+/* After the loop: the screen closed, or (--stdio) the last part interval
+ * printed; why it ended when that is worth saying. */
+static void top_finish(struct top_run *run, int ret)
+{
+	struct kt_ctx *ctx = run->ctx;
+
+	if (run->curses) {
+		endwin();
+	} else if (ret == KT_OK && (run->now - run->last) * 1000 >= 100) {
+		/* the last part interval: what the screen would have shown */
+		read_counts(run, run->now - run->last);
+		draw(run, run->now);
+	}
+	if (ret == KT_FAIL)
+		kt_error(ctx, KT_FAIL, "reading the rings: %s",
+			 strerror(run->error ? -run->error : EIO));
+	else if (run->stdio && !kt_stop_signal && run->co.tg.npids &&
+		 run->co.duration <= 0)
+		fprintf(ctx->err, "ktrace top: process %d exited\n", run->pid);
+	kt_inline_report_misses(ctx, &run->inl);
+}
+
+int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct top_run run = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
+			       .interval = 1000 };
+	struct kt_target *tg = &run.co.tg;
+	int ret;
+
+	tg->max_pids = 1;
+	ret = top_parse(&run, argc, argv);
+	if (ret >= 0)
+		goto out;
+	ret = KT_OK;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;
 	}
-	kt_signals_install(&sigs);
-	ret = kt_events_expand(ctx, &inl, nspecs ? specs : default_events,
-			       nspecs ? nspecs : 1, add_one, &run);
-	if (ret)
-		goto out;
-	ret = kt_target_prepare(ctx, &tg, true);
-	if (ret)
-		goto out;
-	kt_target_describe(&tg, run.what, sizeof(run.what));
-	pid = tg.npids ? tg.pids[0] : -1;
-	if (run.st && ktrace_stat_open(run.st, pid, tg.cpus, tg.ncpus,
-				       pid > 0, false, &err) < 0) {
-		ret = kt_error_detail(ctx, KT_FAIL, &err);
-		goto out;
-	}
-	if (run.rec) {
-		ro.pids = tg.pids;
-		ro.nr_pids = tg.npids;
-		ro.inherit = tg.npids > 0;
-		ro.cpus = tg.cpus;
-		ro.nr_cpus = tg.ncpus;
-		if (ktrace_record_open(run.rec, &ro, &err) < 0) {
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			goto out;
-		}
-	}
-	if (!run.stdio) {
+	kt_signals_install(&run.sigs);
+	ret = top_open(&run);
+	if (!ret && !run.stdio)
 		ret = screen_start(&run);
-		if (ret)
-			goto out;
-	}
+	if (ret)
+		goto out;
 	if (run.st)
 		ktrace_stat_enable(run.st);
 	if (run.rec)
 		ktrace_record_enable(run.rec);
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
-	run.pid = pid;
-	if (kt_loop_run(&tg, &run.t0, duration, top_round, &run) ==
+	if (kt_loop_run(tg, &run.t0, run.co.duration, top_round, &run) ==
 	    KT_LOOP_FAILED)
 		ret = KT_FAIL;
-	if (run.curses) {
-		endwin();
-	} else if (ret == KT_OK && (run.now - run.last) * 1000 >= 100) {
-		/* the last part interval: what the screen would have shown */
-		read_counts(&run, run.now - run.last);
-		draw(&run, run.now);
-	}
-	if (ret == KT_FAIL)
-		kt_error(ctx, KT_FAIL, "reading the rings: %s",
-			 strerror(run.error ? -run.error : EIO));
-	else if (run.stdio && !kt_stop_signal && tg.npids &&
-		 duration <= 0)
-		fprintf(ctx->err, "ktrace top: process %d exited\n", pid);
-	kt_inline_report_misses(ctx, &inl);
+	top_finish(&run, ret);
 out:
-	kt_target_finish(&tg, true);
+	kt_target_finish(tg, true);
 	/* the perf fds go before the probes they use */
 	ktrace_record_free(run.rec);
 	ktrace_stat_free(run.st);
-	kt_inline_destroy(ctx, &inl);
-	kt_signals_restore(&sigs);
+	kt_inline_destroy(ctx, &run.inl);
+	kt_signals_restore(&run.sigs);
 	kt_profile_free(&run.prof);
 	free(run.evs);
-	free(specs);
-	ktrace_err_clear(&err);
+	kt_capture_opts_free(&run.co);
 	return ret;
 }

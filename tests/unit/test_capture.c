@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for the capture loop record, stat and top share (cmd/capture.c). */
+/* Unit tests for what record, stat and top share (cmd/capture.c): the
+ * capture loop, the options parser, -m's ring sizes. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -167,6 +170,139 @@ static void test_parse_pages(void **state)
 			 -ERANGE);
 }
 
+/* A context whose diagnostics go to a memory buffer. */
+struct diag {
+	struct kt_ctx ctx;
+	char *buf;
+	size_t len;
+};
+
+static void diag_open(struct diag *d)
+{
+	*d = (struct diag){ 0 };
+	d->ctx.err = open_memstream(&d->buf, &d->len);
+	d->ctx.out = d->ctx.err;
+	assert_non_null(d->ctx.err);
+}
+
+/* What was printed since the last call, then forgotten. */
+static const char *diag_text(struct diag *d)
+{
+	static char last[512];
+
+	fclose(d->ctx.err);
+	snprintf(last, sizeof(last), "%s", d->buf);
+	free(d->buf);
+	diag_open(d);
+	return last;
+}
+
+static void diag_close(struct diag *d)
+{
+	fclose(d->ctx.err);
+	free(d->buf);
+}
+
+/* -e keeps its events in order, as copies; --filter goes with the -e
+ * before it, once. */
+static void test_opts_events_filters(void **state)
+{
+	struct kt_capture_opts co = KT_CAPTURE_OPTS_INIT;
+	char arg[] = "sched:*";
+	struct diag d;
+
+	(void)state;
+	diag_open(&d);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'f', "x == 1"), KT_USAGE);
+	assert_string_equal(diag_text(&d),
+		"ktrace: --filter must follow the -e it applies to\n");
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', arg), KT_OK);
+	arg[0] = 'X';
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', "a:b,c:d"), KT_OK);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'f', "pid == 1"), KT_OK);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'f', "pid == 2"),
+			 KT_USAGE);
+	assert_string_equal(diag_text(&d),
+		"ktrace: two --filter for -e 'a:b,c:d'\n");
+	assert_int_equal(co.nspecs, 2);
+	assert_string_equal(co.specs[0], "sched:*");
+	assert_string_equal(co.specs[1], "a:b,c:d");	/* not a list here */
+	assert_null(co.filters[0]);
+	assert_string_equal(co.filters[1], "pid == 1");
+	kt_capture_opts_free(&co);
+	assert_int_equal(co.nspecs, 0);
+	assert_null(co.specs);
+	diag_close(&d);
+}
+
+/* With lists (stat), -e splits at commas, except an inline probe; an
+ * empty name anywhere in a list is refused. */
+static void test_opts_lists(void **state)
+{
+	static const char *const bad[] = { "", ",a", "a,", "a,,b" };
+	struct kt_capture_opts co = KT_CAPTURE_OPTS_INIT;
+	struct diag d;
+
+	(void)state;
+	diag_open(&d);
+	co.lists = true;
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', "cycles,x:y"),
+			 KT_OK);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e',
+					 "uprobe:/bin/sh:main a=%di,b"), KT_OK);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', "task-clock"),
+			 KT_OK);
+	assert_int_equal(co.nspecs, 4);
+	assert_string_equal(co.specs[0], "cycles");
+	assert_string_equal(co.specs[1], "x:y");
+	assert_string_equal(co.specs[2], "uprobe:/bin/sh:main a=%di,b");
+	assert_string_equal(co.specs[3], "task-clock");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char want[128];
+
+		assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', bad[i]),
+				 KT_USAGE);
+		snprintf(want, sizeof(want),
+			 "ktrace: bad event list '%s': an empty event name\n",
+			 bad[i]);
+		assert_string_equal(diag_text(&d), want);
+	}
+	assert_int_equal(co.nspecs, 4);
+	kt_capture_opts_free(&co);
+	diag_close(&d);
+}
+
+/* The target's options and -d; anything else is not the parser's. */
+static void test_opts_target_duration(void **state)
+{
+	struct kt_capture_opts co = KT_CAPTURE_OPTS_INIT;
+	struct diag d;
+
+	(void)state;
+	diag_open(&d);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'p', "12,34"), KT_OK);
+	assert_int_equal(co.tg.npids, 2);
+	assert_int_equal(co.tg.pids[1], 34);
+	co.tg.max_pids = 1;
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'p', "12,34"), KT_USAGE);
+	assert_string_equal(diag_text(&d),
+		"ktrace: bad pid list '12,34' (one pid here)\n");
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'C', "0,2-3"), KT_OK);
+	assert_int_equal(co.tg.ncpus, 3);
+	assert_int_equal(co.tg.cpus[2], 3);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'a', NULL), KT_OK);
+	assert_true(co.tg.all);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "0.25"), KT_OK);
+	assert_true(co.duration == 0.25);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "0"), KT_USAGE);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "inf"), KT_USAGE);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'I', "100"), -1);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, '?', NULL), -1);
+	kt_target_finish(&co.tg, false);
+	kt_capture_opts_free(&co);
+	diag_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +312,9 @@ int main(void)
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_parse_pages),
+		cmocka_unit_test(test_opts_events_filters),
+		cmocka_unit_test(test_opts_lists),
+		cmocka_unit_test(test_opts_target_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
