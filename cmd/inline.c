@@ -203,7 +203,7 @@ const char *kt_inline_event(const struct kt_inline *in, int i, char *buf,
  */
 void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in)
 {
-	char path[4096], line[512], def[4096];
+	char *path, line[512], def[4096];
 	const char *group;
 	size_t glen;
 	FILE *prof, *defs;
@@ -212,12 +212,12 @@ void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in)
 		return;
 	group = ktrace_probes_own_group(in->ps);
 	glen = strlen(group);
-	snprintf(path, sizeof(path), "%s/kprobe_profile",
-		 ktrace_tfs_dir(ctx->tfs));
-	prof = fopen(path, "r");
-	snprintf(path, sizeof(path), "%s/kprobe_events",
-		 ktrace_tfs_dir(ctx->tfs));
-	defs = fopen(path, "r");
+	path = kt_inst_path(kt_tfs_top(ctx->tfs), "kprobe_profile");
+	prof = path ? fopen(path, "r") : NULL;
+	free(path);
+	path = kt_inst_path(kt_tfs_top(ctx->tfs), "kprobe_events");
+	defs = path ? fopen(path, "r") : NULL;
+	free(path);
 	while (prof && defs && fgets(line, sizeof(line), prof) &&
 	       fgets(def, sizeof(def), defs)) {
 		unsigned long long hits, miss;
