@@ -1021,116 +1021,117 @@ static bool is_char(const struct btf *btf, __u32 id)
 	return name && strstr(name, "char");
 }
 
-/* Turn the end of the walk into fetcharg and type. */
-static int walk_finish(struct walk *w, const char *func, bool tags,
-		       char **fetcharg, char **type, struct ktrace_err *err)
+/*
+ * The steps of walk_finish(), one per kind of value: each sets *fa and *ty
+ * (malloc'ed; NULL when out of memory) or returns -errno with err set,
+ * and walk_finish() frees what was set either way.
+ */
+
+/* A bitfield: its container's bytes, and "bW@B/C" as the type. */
+static int finish_bitfield(struct walk *w, const struct btf_type *t,
+			   char **fa, char **ty, struct ktrace_err *err)
+{
+	__u32 cbits, abs, cbyte;
+
+	if (!btf_is_int(t) && !btf_is_any_enum(t))
+		return kt_err_set(err, EOPNOTSUPP,
+				  "bitfield '%s' is not an integer",
+				  w->what);
+	cbits = t->size * 8;
+	abs = kt_fetcharg_last_off(&w->fa) * 8 + w->bf_bits;
+	cbyte = abs / cbits * t->size;
+	if (abs - cbyte * 8 + w->bf_size > cbits)
+		return kt_err_set(err, EOPNOTSUPP,
+				  "bitfield '%s' straddles its %u-bit container",
+				  w->what, cbits);
+	kt_fetcharg_set_last_off(&w->fa, cbyte);
+	*fa = kt_fetcharg_text(&w->fa, NULL);
+	if (asprintf(ty, "b%u@%u/%u", w->bf_size, abs - cbyte * 8,
+		     cbits) < 0)
+		*ty = NULL;
+	return 0;
+}
+
+/*
+ * A pointer: to char, the string at it ("ustring" when it points to user
+ * memory); to a function, its "symbol"; otherwise its value.
+ */
+static int finish_pointer(struct walk *w, const struct btf_type *t,
+			  char **fa, char **ty, struct ktrace_err *err)
 {
 	const struct btf *btf = w->btf;
-	const struct btf_type *t, *pt, *et;
-	char tbuf[32], *fa = NULL, *ty = NULL, *tname;
-	bool user = false;
-	__u32 id;
+	const struct btf_type *pt;
+
+	if (is_char(btf, t->type)) {
+		bool user = points_to_user(w, t);
+
+		/* the string types read at the address given */
+		if (kt_fetcharg_deref(&w->fa, 0))
+			return kt_err_set(err, E2BIG,
+					  "'%s': too many dereferences for a probe",
+					  w->what);
+		*fa = kt_fetcharg_text(&w->fa, NULL);
+		*ty = strdup(user ? "ustring" : "string");
+		return 0;
+	}
+	pt = btf__type_by_id(btf, skip_mods(btf, t->type, NULL));
+	*fa = kt_fetcharg_text(&w->fa, NULL);
+	*ty = strdup(pt && btf_is_func_proto(pt) ? "symbol" : "x64");
+	return 0;
+}
+
+/* An array in memory: of char, a string; of scalars, "TYPE[N]". */
+static int finish_array(struct walk *w, const struct btf_type *t,
+			char **fa, char **ty, struct ktrace_err *err)
+{
+	const struct btf *btf = w->btf;
+	const struct btf_array *a = btf_array(t);
+	const struct btf_type *et;
+	char tbuf[32];
 	int ret;
 
-	id = skip_mods(btf, w->tid, NULL);
-	t = btf__type_by_id(btf, id);
-	if (!t || btf_is_void(t) || !id)
-		return kt_err_set(err, EOPNOTSUPP, "'%s' is void",
+	if (!kt_fetcharg_in_mem(&w->fa))
+		return kt_err_set(err, EOPNOTSUPP,
+				  "array '%s' is not in memory",
 				  w->what);
-
-	if (w->bf_size) {
-		__u32 cbits, abs, cbyte;
-
-		if (!btf_is_int(t) && !btf_is_any_enum(t))
-			return kt_err_set(err, EOPNOTSUPP,
-					  "bitfield '%s' is not an integer",
-					  w->what);
-		cbits = t->size * 8;
-		abs = kt_fetcharg_last_off(&w->fa) * 8 + w->bf_bits;
-		cbyte = abs / cbits * t->size;
-		if (abs - cbyte * 8 + w->bf_size > cbits)
-			return kt_err_set(err, EOPNOTSUPP,
-					  "bitfield '%s' straddles its %u-bit container",
-					  w->what, cbits);
-		kt_fetcharg_set_last_off(&w->fa, cbyte);
-		fa = kt_fetcharg_text(&w->fa, NULL);
-		if (asprintf(&ty, "b%u@%u/%u", w->bf_size, abs - cbyte * 8,
-			     cbits) < 0)
-			ty = NULL;
-		goto out;
+	if (is_char(btf, a->type)) {
+		*fa = kt_fetcharg_text(&w->fa, NULL);
+		*ty = strdup("string");
+		return 0;
 	}
-
-	if (btf_is_int(t) || btf_is_any_enum(t)) {
-		ret = kprobe_int_type(t, tbuf, sizeof(tbuf), w->what, err);
+	et = btf__type_by_id(btf, skip_mods(btf, a->type, NULL));
+	if (!et || (!btf_is_int(et) && !btf_is_any_enum(et) &&
+		    !btf_is_ptr(et)))
+		return kt_err_set(err, EOPNOTSUPP,
+				  "'%s' is an array of non-scalars",
+				  w->what);
+	if (!a->nelems || a->nelems > MAX_ARRAY_LEN)
+		return kt_err_set(err, EOPNOTSUPP,
+				  "array '%s' has %u elements; kprobes fetch 1 to %d",
+				  w->what, a->nelems, MAX_ARRAY_LEN);
+	if (btf_is_ptr(et)) {
+		snprintf(tbuf, sizeof(tbuf), "x64");
+	} else {
+		ret = kprobe_int_type(et, tbuf, sizeof(tbuf), w->what, err);
 		if (ret)
 			return ret;
-		fa = kt_fetcharg_text(&w->fa, NULL);
-		ty = strdup(tbuf);
-		goto out;
 	}
-	if (btf_is_ptr(t)) {
-		pt = btf__type_by_id(btf, skip_mods(btf, t->type, &user));
-		if (is_char(btf, t->type)) {
-			if (!user && !tags && w->param &&
-			    user_name_heuristic(func, w->param))
-				user = true;
-			/* the string types read at the address given */
-			if (kt_fetcharg_deref(&w->fa, 0))
-				return kt_err_set(err, E2BIG,
-						  "'%s': too many dereferences for a probe",
-						  w->what);
-			fa = kt_fetcharg_text(&w->fa, NULL);
-			ty = strdup(user ? "ustring" : "string");
-			goto out;
-		}
-		fa = kt_fetcharg_text(&w->fa, NULL);
-		ty = strdup(pt && btf_is_func_proto(pt) ? "symbol" : "x64");
-		goto out;
-	}
-	if (btf_is_array(t)) {
-		const struct btf_array *a = btf_array(t);
+	*fa = kt_fetcharg_text(&w->fa, NULL);
+	if (asprintf(ty, "%s[%u]", tbuf, a->nelems) < 0)
+		*ty = NULL;
+	return 0;
+}
 
-		if (!kt_fetcharg_in_mem(&w->fa))
-			return kt_err_set(err, EOPNOTSUPP,
-					  "array '%s' is not in memory",
-					  w->what);
-		et = btf__type_by_id(btf, skip_mods(btf, a->type, NULL));
-		fa = kt_fetcharg_text(&w->fa, NULL);
-		if (is_char(btf, a->type)) {
-			ty = strdup("string");
-			goto out;
-		}
-		if (!et || (!btf_is_int(et) && !btf_is_any_enum(et) &&
-			    !btf_is_ptr(et))) {
-			free(fa);
-			return kt_err_set(err, EOPNOTSUPP,
-					  "'%s' is an array of non-scalars",
-					  w->what);
-		}
-		if (!a->nelems || a->nelems > MAX_ARRAY_LEN) {
-			free(fa);
-			return kt_err_set(err, EOPNOTSUPP,
-					  "array '%s' has %u elements; kprobes fetch 1 to %d",
-					  w->what, a->nelems, MAX_ARRAY_LEN);
-		}
-		if (btf_is_ptr(et)) {
-			snprintf(tbuf, sizeof(tbuf), "x64");
-		} else {
-			ret = kprobe_int_type(et, tbuf, sizeof(tbuf), w->what,
-					      err);
-			if (ret) {
-				free(fa);
-				return ret;
-			}
-		}
-		if (asprintf(&ty, "%s[%u]", tbuf, a->nelems) < 0)
-			ty = NULL;
-		goto out;
-	}
+/* What kprobes cannot fetch: a whole struct (its fields named), or else. */
+static int finish_refused(struct walk *w, __u32 id, const struct btf_type *t,
+			  struct ktrace_err *err)
+{
+	char *tname, *fields;
+	int ret;
+
 	if (btf_is_composite(t)) {
-		char *fields = list_fields(btf, t);
-
-		tname = type_decl(btf, id, NULL);
+		fields = list_fields(w->btf, t);
+		tname = type_decl(w->btf, id, NULL);
 		ret = kt_err_set(err, EINVAL,
 				 "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
 				 w->what, tname ? tname : "struct",
@@ -1140,17 +1141,49 @@ static int walk_finish(struct walk *w, const char *func, bool tags,
 		free(fields);
 		return ret;
 	}
-	tname = type_decl(btf, w->tid, NULL);
+	tname = type_decl(w->btf, w->tid, NULL);
 	ret = kt_err_set(err, EOPNOTSUPP,
 			 "'%s' has type %s, which kprobes cannot fetch",
 			 w->what, tname ? tname : "?");
 	free(tname);
 	return ret;
-out:
-	if (!fa || !ty) {
+}
+
+/* Turn the end of the walk into fetcharg and type. */
+static int walk_finish(struct walk *w, char **fetcharg, char **type,
+		       struct ktrace_err *err)
+{
+	const struct btf_type *t;
+	char tbuf[32], *fa = NULL, *ty = NULL;
+	__u32 id;
+	int ret;
+
+	id = skip_mods(w->btf, w->tid, NULL);
+	t = btf__type_by_id(w->btf, id);
+	if (!t || btf_is_void(t) || !id)
+		return kt_err_set(err, EOPNOTSUPP, "'%s' is void",
+				  w->what);
+	if (w->bf_size) {
+		ret = finish_bitfield(w, t, &fa, &ty, err);
+	} else if (btf_is_int(t) || btf_is_any_enum(t)) {
+		ret = kprobe_int_type(t, tbuf, sizeof(tbuf), w->what, err);
+		if (!ret) {
+			fa = kt_fetcharg_text(&w->fa, NULL);
+			ty = strdup(tbuf);
+		}
+	} else if (btf_is_ptr(t)) {
+		ret = finish_pointer(w, t, &fa, &ty, err);
+	} else if (btf_is_array(t)) {
+		ret = finish_array(w, t, &fa, &ty, err);
+	} else {
+		return finish_refused(w, id, t, err);
+	}
+	if (!ret && (!fa || !ty))
+		ret = kt_err_set(err, ENOMEM, "out of memory");
+	if (ret) {
 		free(fa);
 		free(ty);
-		return kt_err_set(err, ENOMEM, "out of memory");
+		return ret;
 	}
 	*fetcharg = fa;
 	*type = ty;
@@ -1269,16 +1302,55 @@ static int no_param(struct kt_btf *kb, const char *func, const char *name,
 	return ret;
 }
 
+/*
+ * Start the walk at the head of the expression: $retval, $argN or a
+ * parameter by name (n: its length). 0 or -errno with err set.
+ */
+static int walk_head(struct kt_btf *kb, struct walk *w,
+		     const struct btf_type *proto, size_t n, bool is_return,
+		     struct ktrace_err *err)
+{
+	const struct btf_param *params = btf_params(proto);
+	int idx;
+
+	if (!strcmp(w->what, "$retval")) {
+		if (!is_return)
+			return kt_err_set(err, EINVAL,
+					  "$retval is only available in a return probe (%s%%return)",
+					  w->func);
+		w->tid = proto->type;
+		kt_fetcharg_base(&w->fa, "$retval");
+		return 0;
+	}
+	if (!strncmp(w->what, "$arg", 4) && n > 4 &&
+	    strspn(w->what + 4, "0123456789") == n - 4) {
+		idx = atoi(w->what + 4) - 1;
+		if (idx < 0 || idx >= btf_vlen(proto))
+			return kt_err_set(err, ENOENT,
+					  "%s takes %d parameters; there is no %s",
+					  w->func, btf_vlen(proto), w->what);
+		return walk_param(w, proto, idx, is_return, err);
+	}
+	if (!valid_ident(w->what, n))
+		return kt_err_set(err, EINVAL,
+				  "expected a parameter name, $argN or $retval");
+	for (idx = 0; idx < btf_vlen(proto); idx++)
+		if (!strcmp(btf__name_by_offset(kb->btf, params[idx].name_off),
+			    w->what))
+			break;
+	if (idx == btf_vlen(proto))
+		return no_param(kb, w->func, w->what, err);
+	return walk_param(w, proto, idx, is_return, err);
+}
+
 int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 	       bool is_return, char **fetcharg, char **type,
 	       struct ktrace_err *err)
 {
 	const struct btf_type *proto;
-	const struct btf_param *params;
 	struct walk w = { 0 };
 	struct kt_apath ap;
-	size_t n;
-	int ret, idx;
+	int ret;
 
 	*fetcharg = NULL;
 	*type = NULL;
@@ -1300,62 +1372,17 @@ int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 	if (!w.arch)
 		return kt_err_set(err, EOPNOTSUPP,
 				  "this architecture is not supported: ktrace has no register table for it");
-	params = btf_params(proto);
 	ret = kt_apath_parse(expr, &ap, err);
 	if (ret)
 		return ret;
 	w.what = strdup(ap.name);
 	if (!w.what)
 		return kt_err_set(err, ENOMEM, "out of memory");
-	n = ap.name_len;
-	if (!strcmp(w.what, "$retval")) {
-		if (!is_return) {
-			ret = kt_err_set(err, EINVAL,
-					 "$retval is only available in a return probe (%s%%return)",
-					 func);
-			ret = err_at(err, ret, expr, 0);
-			goto out;
-		}
-		w.tid = proto->type;
-		kt_fetcharg_base(&w.fa, "$retval");
-	} else if (!strncmp(w.what, "$arg", 4) && n > 4 &&
-		   strspn(w.what + 4, "0123456789") == n - 4) {
-		idx = atoi(w.what + 4) - 1;
-		if (idx < 0 || idx >= btf_vlen(proto)) {
-			ret = kt_err_set(err, ENOENT,
-					 "%s takes %d parameters; there is no %s",
-					 func, btf_vlen(proto), w.what);
-			ret = err_at(err, ret, expr, 0);
-			goto out;
-		}
-		ret = walk_param(&w, proto, idx, is_return, err);
-		if (ret) {
-			ret = err_at(err, ret, expr, 0);
-			goto out;
-		}
-	} else if (valid_ident(w.what, n)) {
-		for (idx = 0; idx < btf_vlen(proto); idx++)
-			if (!strcmp(btf__name_by_offset(kb->btf,
-							params[idx].name_off),
-				    w.what))
-				break;
-		if (idx == btf_vlen(proto)) {
-			ret = no_param(kb, func, w.what, err);
-			ret = err_at(err, ret, expr, 0);
-			goto out;
-		}
-		ret = walk_param(&w, proto, idx, is_return, err);
-		if (ret) {
-			ret = err_at(err, ret, expr, 0);
-			goto out;
-		}
-	} else {
-		ret = kt_err_set(err, EINVAL,
-				 "expected a parameter name, $argN or $retval");
+	ret = walk_head(kb, &w, proto, ap.name_len, is_return, err);
+	if (ret) {
 		ret = err_at(err, ret, expr, 0);
 		goto out;
 	}
-
 	for (int i = 0; i < ap.nr_steps; i++) {
 		const struct kt_step *st = &ap.steps[i];
 
@@ -1375,7 +1402,7 @@ int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 			goto out;
 		}
 	}
-	ret = walk_finish(&w, func, kb->btf_has_tags, fetcharg, type, err);
+	ret = walk_finish(&w, fetcharg, type, err);
 out:
 	free(w.what);
 	return ret;
