@@ -206,32 +206,40 @@ static void print_added(struct kt_ctx *ctx, struct ktrace_probe *p,
 		ktrace_probe_definition(p));
 }
 
-static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
-{
-	struct ktrace_probe_opts opts = { 0 };
-	struct spec_line *specs = NULL;
-	struct ktrace_probes *ps = NULL;
-	const char *file = NULL;
-	bool dry = false, force = false;
-	int opt, n = 0, ret = KT_OK;
+/* A run of probe add: its options, the specs, the probes made of them. */
+struct add_cmd {
+	struct ktrace_probe_opts opts;	/* -x, -g */
+	const char *file;		/* -f */
+	bool dry, force;		/* -n, --force */
+	struct spec_line *specs;	/* from -f FILE or args */
+	int n;
+	struct ktrace_probes *ps;
+};
 
-	while ((opt = getopt_long(argc, argv, "+x:g:nf:jh", add_opts, NULL)) !=
-	       -1) {
+/* The options into a; argc and argv are left on the SPECs. -1 to go on,
+ * else the exit status (--help, a usage error). */
+static int add_parse(struct kt_ctx *ctx, struct add_cmd *a, int *argc,
+		     char ***argv)
+{
+	int opt;
+
+	while ((opt = getopt_long(*argc, *argv, "+x:g:nf:jh", add_opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'x':
-			opts.binary = optarg;
+			a->opts.binary = optarg;
 			break;
 		case 'g':
-			opts.group = optarg;
+			a->opts.group = optarg;
 			break;
 		case 'n':
-			dry = true;
+			a->dry = true;
 			break;
 		case 'F':
-			force = true;
+			a->force = true;
 			break;
 		case 'f':
-			file = optarg;
+			a->file = optarg;
 			break;
 		case 'j':
 			ctx->json = true;
@@ -241,79 +249,84 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 			return KT_OK;
 		default:
 			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
-					      argv[optind - 1]);
+					      (*argv)[optind - 1]);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (!file && argc < 1)
+	*argc -= optind;
+	*argv += optind;
+	if (!a->file && *argc < 1)
 		return kt_usage_error(ctx, probe_usage, "missing probe spec");
-	if (file && argc)
+	if (a->file && *argc)
 		return kt_usage_error(ctx, probe_usage,
 				      "give either -f FILE or SPECs, not both");
-	if (opts.group && kt_name_check(opts.group))
+	if (a->opts.group && kt_name_check(a->opts.group))
 		return kt_usage_error(ctx, NULL, "bad group name '%s'",
-				      opts.group);
-	if (file) {
-		ret = read_probe_file(ctx, file, opts.binary, &specs, &n);
-		if (ret)
-			goto out;
-	} else {
-		specs = calloc(argc, sizeof(*specs));
-		if (!specs)
+				      a->opts.group);
+	return -1;
+}
+
+/* The spec lines: the probe set of -f, or the SPECs, each with -x. */
+static int add_specs(struct kt_ctx *ctx, struct add_cmd *a, int argc,
+		     char **argv)
+{
+	const char *bin = a->opts.binary;
+
+	if (a->file)
+		return read_probe_file(ctx, a->file, bin, &a->specs, &a->n);
+	a->specs = calloc((unsigned int)argc, sizeof(*a->specs));
+	if (!a->specs)
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	for (; a->n < argc; a->n++) {
+		struct spec_line *sl = &a->specs[a->n];
+
+		sl->spec = strdup(argv[a->n]);
+		sl->binary = bin ? strdup(bin) : NULL;
+		if (!sl->spec || (bin && !sl->binary))
 			return kt_error(ctx, KT_FAIL, "out of memory");
-		for (int i = 0; i < argc; i++) {
-			specs[i].spec = strdup(argv[i]);
-			specs[i].binary = opts.binary ?
-					  strdup(opts.binary) : NULL;
-		}
-		n = argc;
 	}
-	if (!kt_tfs(ctx)) {
-		ret = KT_FAIL;
-		goto out;
-	}
-	ps = ktrace_probes_alloc(ctx->tfs);
-	if (!ps) {
-		ret = kt_error(ctx, KT_FAIL, "out of memory");
-		goto out;
-	}
-	/* Parse and resolve everything first: nothing is written when any
-	 * spec is wrong. */
-	for (int i = 0; i < n; i++) {
+	return KT_OK;
+}
+
+/* Parse and resolve every spec before anything is written, so nothing
+ * is when any spec is wrong; a set's errors name its file and line. */
+static int add_resolve(struct kt_ctx *ctx, struct add_cmd *a)
+{
+	int ret;
+
+	a->ps = ktrace_probes_alloc(ctx->tfs);
+	if (!a->ps)
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	for (int i = 0; i < a->n; i++) {
 		struct ktrace_err err = { .pos = -1 };
-		struct ktrace_probe_opts o = opts;
+		struct ktrace_probe_opts o = a->opts;
+		char *m;
 
-		o.binary = specs[i].binary;
-		if (ktrace_probes_add(ps, specs[i].spec, &o, &err) < 0) {
-			if (file && err.msg) {
-				char *m;
-
-				if (asprintf(&m, "%s:%d: %s", file,
-					     specs[i].lineno, err.msg) >= 0) {
-					free(err.msg);
-					err.msg = m;
-				}
-			}
-			ret = kt_error_detail(ctx, err.syntax ? KT_USAGE :
-					      KT_FAIL, &err);
-			ktrace_err_clear(&err);
-			goto out;
+		o.binary = a->specs[i].binary;
+		if (ktrace_probes_add(a->ps, a->specs[i].spec, &o, &err) >= 0)
+			continue;
+		if (a->file && err.msg &&
+		    asprintf(&m, "%s:%d: %s", a->file, a->specs[i].lineno,
+			     err.msg) >= 0) {
+			free(err.msg);
+			err.msg = m;
 		}
+		ret = kt_error_detail(ctx, err.syntax ? KT_USAGE : KT_FAIL,
+				      &err);
+		ktrace_err_clear(&err);
+		return ret;
 	}
-	if (!dry) {
-		struct ktrace_err err = { .pos = -1 };
+	return KT_OK;
+}
 
-		/* all or nothing; the sweep of dead owners comes first */
-		if (ktrace_probes_create(ps, force, NULL, &err) < 0) {
-			ret = kt_error_detail(ctx, KT_FAIL, &err);
-			ktrace_err_clear(&err);
-			goto out;
-		}
-	}
-	/* A dry run shows kernel probes this kernel could not take. */
-	for (int i = 0; dry && i < ktrace_probes_count(ps); i++) {
-		enum ktrace_kind k = ktrace_probe_kind(ktrace_probes_get(ps, i));
+/* Notes once everything is made (an error stays one line): a dry run's
+ * kernel probes this kernel could not take, the probes' own warnings. */
+static void add_notes(struct kt_ctx *ctx, struct add_cmd *a)
+{
+	int n = ktrace_probes_count(a->ps);
+
+	for (int i = 0; a->dry && i < n; i++) {
+		enum ktrace_kind k = ktrace_probe_kind(ktrace_probes_get(a->ps,
+									 i));
 
 		if ((k == KTRACE_KIND_KPROBE || k == KTRACE_KIND_KRETPROBE) &&
 		    !ktrace_tfs_has_kprobes(ctx->tfs)) {
@@ -322,42 +335,75 @@ static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
-	/* Notes once everything is made: an error stays one line. */
-	for (int i = 0; i < ktrace_probes_count(ps); i++)
-		if (ktrace_probe_warning(ktrace_probes_get(ps, i)))
+	for (int i = 0; i < n; i++)
+		if (ktrace_probe_warning(ktrace_probes_get(a->ps, i)))
 			fprintf(ctx->err, "ktrace probe: note: %s\n",
-				ktrace_probe_warning(ktrace_probes_get(ps, i)));
-	if (ctx->json) {
-		if (!kt_json(ctx)) {
-			ret = kt_error(ctx, KT_FAIL, "out of memory");
-			goto undo;
-		}
+				ktrace_probe_warning(ktrace_probes_get(a->ps,
+								       i)));
+}
+
+/* What was added (a dry run: the definitions), then how to use it. */
+static void add_print(struct kt_ctx *ctx, struct add_cmd *a)
+{
+	const struct ktrace_probe *p0 = ktrace_probes_get(a->ps, 0);
+
+	if (ctx->json)
 		kt_json_array_begin(ctx->jw);
-	}
-	for (int i = 0; i < ktrace_probes_count(ps); i++)
-		print_added(ctx, ktrace_probes_get(ps, i), dry);
+	for (int i = 0; i < ktrace_probes_count(a->ps); i++)
+		print_added(ctx, ktrace_probes_get(a->ps, i), a->dry);
 	if (ctx->json) {
 		kt_json_array_end(ctx->jw);
-	} else if (!dry) {
-		const struct ktrace_probe *p0 = ktrace_probes_get(ps, 0);
-
+	} else if (!a->dry) {
 		fprintf(ctx->out, "\nYou can now use it in all ktrace tools, e.g.:\n\n\tktrace record -e %s:%s -- COMMAND\n\tktrace enable %s:%s\n\tktrace probe del %s:%s\n",
 			ktrace_probe_group(p0), ktrace_probe_event(p0),
 			ktrace_probe_group(p0), ktrace_probe_event(p0),
 			ktrace_probe_group(p0), ktrace_probe_event(p0));
 	}
+}
+
+static int probe_add(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct add_cmd a = { 0 };
+	int ret;
+
+	ret = add_parse(ctx, &a, &argc, &argv);
+	if (ret >= 0)
+		return ret;
+	ret = add_specs(ctx, &a, argc, argv);
+	if (ret)
+		goto out;
+	if (!kt_tfs(ctx)) {
+		ret = KT_FAIL;
+		goto out;
+	}
+	ret = add_resolve(ctx, &a);
+	if (ret)
+		goto out;
+	/* all or nothing; the sweep of dead owners comes first */
+	if (!a.dry && ktrace_probes_create(a.ps, a.force, NULL, &err) < 0) {
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
+		goto out;
+	}
+	add_notes(ctx, &a);
+	if (ctx->json && !kt_json(ctx)) {
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+		goto undo;
+	}
+	add_print(ctx, &a);
 	goto out;
 undo:
 	/* All or nothing: remove what this command created. */
-	if (ktrace_probes_undo(ps) < 0)
+	if (ktrace_probes_undo(a.ps) < 0)
 		fprintf(ctx->err, "ktrace probe: could not take back every probe\n");
 out:
-	for (int i = 0; i < n; i++) {
-		free(specs[i].spec);
-		free(specs[i].binary);
+	ktrace_err_clear(&err);
+	for (int i = 0; i < a.n; i++) {
+		free(a.specs[i].spec);
+		free(a.specs[i].binary);
 	}
-	free(specs);
-	ktrace_probes_free(ps);
+	free(a.specs);
+	ktrace_probes_free(a.ps);
 	return ret;
 }
 
@@ -485,6 +531,15 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 	return ret;
 }
 
+/* Does glob name a group without glob characters before its ':'? */
+static bool group_literal(const char *glob)
+{
+	size_t glen = strcspn(glob, ":");
+
+	return glob[glen] && !memchr(glob, '*', glen) &&
+	       !memchr(glob, '?', glen) && !memchr(glob, '[', glen);
+}
+
 /*
  * Does glob name e's group, rather than match groups by a pattern? Only
  * then may it reach another tool's probes ("other:x", "other:*", "other");
@@ -493,12 +548,9 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
  */
 static bool names_group(const char *glob, const char *group)
 {
-	size_t glen = strcspn(glob, ":");
-
-	if (!glob[glen])	/* no ':': the group itself, exactly */
+	if (!strchr(glob, ':'))	/* the group itself, exactly */
 		return !strcmp(glob, group);
-	return !memchr(glob, '*', glen) && !memchr(glob, '?', glen) &&
-	       !memchr(glob, '[', glen);
+	return group_literal(glob);
 }
 
 /* May glob remove probe e? */
@@ -510,12 +562,112 @@ static bool del_matches(struct kt_ctx *ctx, const char *glob,
 		ktrace_probe_group_is_ktrace(ctx->tfs, e->system));
 }
 
+/* Every pattern must match a probe before anything is deleted (hits: a
+ * count per pattern). KT_OK, or the error for the first that does not. */
+static int del_check(struct kt_ctx *ctx, struct ktrace_events *evs,
+		     unsigned int *hits, int argc, char **argv)
+{
+	for (int i = 0; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+
+		if (!is_probe_kind(e->kind))
+			continue;
+		for (int g = 0; g < argc; g++)
+			if (del_matches(ctx, argv[g], e))
+				hits[g]++;
+	}
+	for (int g = 0; g < argc; g++) {
+		if (!hits[g])
+			return kt_error(ctx, KT_FAIL, group_literal(argv[g]) ?
+					"no probe matches '%s'" :
+					"no probe of ktrace matches '%s' (another tool's probes go only when their group is named: 'GROUP:EVENT')",
+					argv[g]);
+	}
+	return KT_OK;
+}
+
+/* A probe that could not be deleted: its index in the events, and why. */
+struct del_failure {
+	int ev;
+	const char *why;
+};
+
+/* Delete every probe a pattern may remove, saying so (under --json, as
+ * the open array's strings); the failures into failed[*nfailed].
+ * KT_OK, or KT_FAIL when one failed. */
+static int del_matched(struct kt_ctx *ctx, struct ktrace_events *evs,
+		       int argc, char **argv, struct del_failure *failed,
+		       int *nfailed)
+{
+	int ret = KT_OK;
+
+	for (int i = 0; i < ktrace_events_count(evs); i++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, i);
+		bool mine = false;
+		char name[256];
+		int r;
+
+		if (!is_probe_kind(e->kind))
+			continue;
+		for (int g = 0; g < argc && !mine; g++)
+			mine = del_matches(ctx, argv[g], e);
+		if (!mine)
+			continue;	/* another tool's, not named */
+		r = ktrace_probe_destroy(ctx->tfs, e->system, e->name);
+		if (r) {
+			const char *why = r == -EBUSY ?
+				"it is in use (enabled or being recorded)" :
+				strerror(-r);
+
+			/* Under --json the failures follow the array. */
+			fprintf(ctx->err, "ktrace probe: cannot delete %s:%s: %s\n",
+				e->system, e->name, why);
+			failed[*nfailed].ev = i;
+			failed[*nfailed].why = why;
+			(*nfailed)++;
+			ret = KT_FAIL;
+		} else if (ctx->json) {
+			snprintf(name, sizeof(name), "%s:%s", e->system,
+				 e->name);
+			kt_json_string(ctx->jw, name);
+		} else {
+			fprintf(ctx->out, "Removed event: %s:%s\n", e->system,
+				e->name);
+		}
+	}
+	return ret;
+}
+
+/* --json: the "deleted" array ends; the "failed" one follows. */
+static void del_json_failed(struct kt_ctx *ctx, struct ktrace_events *evs,
+			    const struct del_failure *failed, int nfailed)
+{
+	struct kt_json *j = ctx->jw;
+
+	kt_json_array_end(j);
+	kt_json_key(j, "failed");
+	kt_json_array_begin(j);
+	for (int f = 0; f < nfailed; f++) {
+		const struct ktrace_event *e = ktrace_events_get(evs,
+								 failed[f].ev);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+		kt_json_object_begin(j);
+		kt_jstr(j, "event", name);
+		kt_jstr(j, "error", failed[f].why);
+		kt_json_object_end(j);
+	}
+	kt_json_array_end(j);
+	kt_json_object_end(j);
+}
+
 static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ktrace_events *evs;
+	struct del_failure *failed = NULL;
 	unsigned int *hits;
-	struct { int ev; const char *why; } *failed = NULL;
-	int opt, n, nfailed = 0, ret = KT_OK;
+	int opt, n, nfailed = 0, ret;
 
 	opt = parse_list_opts(ctx, &argc, &argv);
 	if (opt >= 0)
@@ -536,32 +688,10 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 		return kt_error(ctx, KT_FAIL, "cannot list events: %s%s",
 				strerror(errno), kt_priv_hint(errno));
 	}
+	ret = del_check(ctx, evs, hits, argc, argv);
+	if (ret)
+		goto out;
 	n = ktrace_events_count(evs);
-	/* Every pattern must match a probe before anything is deleted. */
-	for (int i = 0; i < n; i++) {
-		const struct ktrace_event *e = ktrace_events_get(evs, i);
-
-		if (!is_probe_kind(e->kind))
-			continue;
-		for (int g = 0; g < argc; g++)
-			if (del_matches(ctx, argv[g], e))
-				hits[g]++;
-	}
-	for (int g = 0; g < argc; g++) {
-		if (!hits[g]) {
-			size_t glen = strcspn(argv[g], ":");
-			bool named = argv[g][glen] &&
-				     !memchr(argv[g], '*', glen) &&
-				     !memchr(argv[g], '?', glen) &&
-				     !memchr(argv[g], '[', glen);
-
-			ret = kt_error(ctx, KT_FAIL, named ?
-				       "no probe matches '%s'" :
-				       "no probe of ktrace matches '%s' (another tool's probes go only when their group is named: 'GROUP:EVENT')",
-				       argv[g]);
-			goto out;
-		}
-	}
 	failed = calloc(n > 0 ? n : 1, sizeof(*failed));
 	if (!failed || (ctx->json && !kt_json(ctx))) {
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
@@ -572,64 +702,9 @@ static int probe_del(struct kt_ctx *ctx, int argc, char **argv)
 		kt_json_key(ctx->jw, "deleted");
 		kt_json_array_begin(ctx->jw);
 	}
-	for (int i = 0; i < n; i++) {
-		const struct ktrace_event *e = ktrace_events_get(evs, i);
-		bool mine = false;
-		int r;
-
-		if (!is_probe_kind(e->kind))
-			continue;
-		for (int g = 0; g < argc && !mine; g++)
-			mine = del_matches(ctx, argv[g], e);
-		if (!mine)
-			continue;	/* another tool's, not named */
-		r = ktrace_probe_destroy(ctx->tfs, e->system, e->name);
-		if (r) {
-			const char *why = r == -EBUSY ?
-				"it is in use (enabled or being recorded)" :
-				strerror(-r);
-
-			/* Under --json the failures follow the array. */
-			fprintf(ctx->err, "ktrace probe: cannot delete %s:%s: %s\n",
-				e->system, e->name, why);
-			failed[nfailed].ev = i;
-			failed[nfailed].why = why;
-			nfailed++;
-			ret = KT_FAIL;
-			continue;
-		}
-		if (ctx->json) {
-			char name[256];
-
-			snprintf(name, sizeof(name), "%s:%s", e->system,
-				 e->name);
-			kt_json_string(ctx->jw, name);
-		} else {
-			fprintf(ctx->out, "Removed event: %s:%s\n", e->system,
-				e->name);
-		}
-	}
-	if (ctx->json) {
-		struct kt_json *j = ctx->jw;
-
-		kt_json_array_end(j);
-		kt_json_key(j, "failed");
-		kt_json_array_begin(j);
-		for (int f = 0; f < nfailed; f++) {
-			const struct ktrace_event *e =
-				ktrace_events_get(evs, failed[f].ev);
-			char name[256];
-
-			snprintf(name, sizeof(name), "%s:%s", e->system,
-				 e->name);
-			kt_json_object_begin(j);
-			kt_jstr(j, "event", name);
-			kt_jstr(j, "error", failed[f].why);
-			kt_json_object_end(j);
-		}
-		kt_json_array_end(j);
-		kt_json_object_end(j);
-	}
+	ret = del_matched(ctx, evs, argc, argv, failed, &nfailed);
+	if (ctx->json)
+		del_json_failed(ctx, evs, failed, nfailed);
 out:
 	free(failed);
 	ktrace_events_free(evs);
