@@ -639,14 +639,109 @@ static char *list_candidates(struct kt_uelf *ue, const size_t *idx, size_t n)
 	return out;
 }
 
+/*
+ * Fill idx with the indexes into ue->syms of the functions named base,
+ * of version ver when set (want_default: "@@", the default one). Pass 0:
+ * exact symbol names. Pass 1: demangled C++ names. Pass 2: a template's
+ * name without its arguments (all instances). Returns how many.
+ */
+static size_t match_syms(const struct kt_uelf *ue, const char *base,
+			 const char *ver, bool want_default, size_t *idx)
+{
+	bool cxx = strstr(base, "::") || strchr(base, '(');
+	size_t nidx = 0, i, pass;
+
+	for (pass = 0; pass < 3 && !nidx; pass++) {
+		if (pass == 0 && cxx && strncmp(base, "_Z", 2))
+			continue;
+		if (pass == 2 && strpbrk(base, "<("))
+			break;
+		for (i = 0; i < ue->nsyms; i++) {
+			const struct usym *u = &ue->syms[i];
+
+			if (pass == 0 ? strcmp(u->name, base) :
+					!cxx_matches(u, base, pass == 2))
+				continue;
+			if (ver && (!u->version || strcmp(u->version, ver) ||
+				    (want_default && u->hidden)))
+				continue;
+			idx[nidx++] = i;
+		}
+	}
+	return nidx;
+}
+
+/* No function base (of version ver): the error, with close names. */
+static int no_such_sym(struct kt_uelf *ue, const char *base, const char *ver,
+		       struct ktrace_err *err)
+{
+	char *near = close_matches(ue, base);
+	const char *hint = ue->has_symtab ? "" :
+		" (no .symtab: only exported functions are known)";
+	int ret;
+
+	if (ver)
+		ret = kt_err_set(err, ENOENT,
+			"no function '%s' with version '%s' in '%s'%s%s%s",
+			base, ver, ue->path, hint,
+			near ? "; did you mean: " : "", near ? near : "");
+	else
+		ret = kt_err_set(err, ENOENT,
+			"no function '%s' in '%s'%s%s%s", base, ue->path,
+			hint, near ? "; did you mean: " : "",
+			near ? near : "");
+	free(near);
+	return ret;
+}
+
+/*
+ * One of the nidx matches in idx per address (.symtab and .dynsym name
+ * most functions twice): the one with the bigger size, else the versioned
+ * spelling, for messages. Without a version asked for (!versioned), the
+ * default versions only, when there are some. Returns how many are left.
+ */
+static size_t unique_syms(const struct kt_uelf *ue, size_t *idx, size_t nidx,
+			  bool versioned)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < nidx; i++) {
+		size_t k;
+		bool dup = false;
+
+		for (k = 0; k < j; k++) {
+			if (ue->syms[idx[k]].addr == ue->syms[idx[i]].addr) {
+				dup = true;
+				if (ue->syms[idx[i]].size > ue->syms[idx[k]].size)
+					idx[k] = idx[i];
+				/* prefer the versioned spelling for messages */
+				else if (!ue->syms[idx[k]].version)
+					idx[k] = idx[i];
+			}
+		}
+		if (!dup)
+			idx[j++] = idx[i];
+	}
+	nidx = j;
+	if (nidx > 1 && !versioned) {
+		/* a plain name means the default version */
+		for (i = 0, j = 0; i < nidx; i++)
+			if (!ue->syms[idx[i]].hidden)
+				idx[j++] = idx[i];
+		if (j)
+			nidx = j;
+	}
+	return nidx;
+}
+
 int kt_uelf_symbol(struct kt_uelf *ue, const char *sym, unsigned long add,
 		   unsigned long *file_off, struct ktrace_err *err)
 {
 	char *base, *ver = NULL, *at;
-	bool want_default = false, cxx;
-	size_t *idx = NULL, nidx = 0, i, j, pass;
-	const struct usym *pick = NULL;
-	unsigned long size = 0;
+	bool want_default = false;
+	size_t *idx = NULL, nidx;
+	const struct usym *pick;
+	unsigned long size;
 	uint64_t off64;
 	int ret;
 
@@ -666,72 +761,12 @@ int kt_uelf_symbol(struct kt_uelf *ue, const char *sym, unsigned long add,
 		want_default = at[1] == '@';
 		ver = at + (want_default ? 2 : 1);
 	}
-	cxx = strstr(base, "::") || strchr(base, '(');
-	/* Pass 0: exact symbol names. Pass 1: demangled C++ names. Pass 2:
-	 * a template's name without its arguments (all instances). */
-	for (pass = 0; pass < 3 && !nidx; pass++) {
-		if (pass == 0 && cxx && strncmp(base, "_Z", 2))
-			continue;
-		if (pass == 2 && strpbrk(base, "<("))
-			break;
-		for (i = 0; i < ue->nsyms; i++) {
-			const struct usym *u = &ue->syms[i];
-
-			if (pass == 0 ? strcmp(u->name, base) :
-					!cxx_matches(u, base, pass == 2))
-				continue;
-			if (ver && (!u->version || strcmp(u->version, ver) ||
-				    (want_default && u->hidden)))
-				continue;
-			idx[nidx++] = i;
-		}
-	}
+	nidx = match_syms(ue, base, ver, want_default, idx);
 	if (!nidx) {
-		char *near = close_matches(ue, base);
-
-		const char *hint = ue->has_symtab ? "" :
-			" (no .symtab: only exported functions are known)";
-
-		if (ver)
-			ret = kt_err_set(err, ENOENT,
-				"no function '%s' with version '%s' in '%s'%s%s%s",
-				base, ver, ue->path, hint,
-				near ? "; did you mean: " : "", near ? near : "");
-		else
-			ret = kt_err_set(err, ENOENT,
-				"no function '%s' in '%s'%s%s%s", base, ue->path,
-				hint, near ? "; did you mean: " : "",
-				near ? near : "");
-		free(near);
+		ret = no_such_sym(ue, base, ver, err);
 		goto out;
 	}
-	/* Drop duplicates (same address from .symtab and .dynsym). */
-	for (i = 0, j = 0; i < nidx; i++) {
-		size_t k;
-		bool dup = false;
-
-		for (k = 0; k < j; k++) {
-			if (ue->syms[idx[k]].addr == ue->syms[idx[i]].addr) {
-				dup = true;
-				if (ue->syms[idx[i]].size > ue->syms[idx[k]].size)
-					idx[k] = idx[i];
-				/* prefer the versioned spelling for messages */
-				else if (!ue->syms[idx[k]].version)
-					idx[k] = idx[i];
-			}
-		}
-		if (!dup)
-			idx[j++] = idx[i];
-	}
-	nidx = j;
-	if (nidx > 1 && !ver) {
-		/* a plain name means the default version */
-		for (i = 0, j = 0; i < nidx; i++)
-			if (!ue->syms[idx[i]].hidden)
-				idx[j++] = idx[i];
-		if (j)
-			nidx = j;
-	}
+	nidx = unique_syms(ue, idx, nidx, ver != NULL);
 	if (nidx > 1) {
 		char *list = list_candidates(ue, idx, nidx);
 
