@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ktrace build. `make`, `make check`, `make clean`,
-# `make install PREFIX=/usr DESTDIR=...`, `make uninstall`; `make V=1` shows
-# the commands; `make WERROR=1` (the tests, CI) turns warnings into errors.
+# `make install PREFIX=/usr DESTDIR=...`, `make uninstall`; `make STATIC=1`
+# links ktrace as one static PIE (below); `make V=1` shows the commands;
+# `make WERROR=1` (the tests, CI) turns warnings into errors.
 
 B := build
 # The ktrace binary (check-asan builds another one under its own B).
