@@ -933,19 +933,125 @@ static bool slot_in_prologue(struct resolve_ctx *c, struct kt_fetcharg *l,
 	return c->pc - entry < *end;
 }
 
+/*
+ * Find variable c->name at the probe: in the scopes around it (innermost
+ * first; an extern declaration does not count), else a global of any
+ * unit. *global: it is not a local. 0, or -ENOENT with err naming what is
+ * visible there.
+ */
+static int find_var(struct resolve_ctx *c, const char *expr,
+		    Dwarf_Die *scopes, int nscopes, Dwarf_Die *var,
+		    bool *global)
+{
+	const char *name = c->name, *fn;
+	int where = nscopes ? dwarf_getscopevar(scopes, nscopes, name,
+						0, NULL, 0, 0, var) : -2;
+	char *names;
+	int ret;
+
+	*global = where >= 0 &&
+		  dwarf_tag(&scopes[where]) == DW_TAG_compile_unit;
+	if (where >= 0 && !dwarf_hasattr_integrate(var, DW_AT_location) &&
+	    dwarf_hasattr_integrate(var, DW_AT_declaration))
+		where = -2;	/* extern declaration: look further */
+	if (where >= 0)
+		return 0;
+	if (find_global(c->ue->dw, name, var)) {
+		*global = true;
+		return 0;
+	}
+	names = visible_names(scopes, nscopes);
+	fn = c->func ? dwarf_diename(c->func) : NULL;
+	ret = kt_err_set(c->err, ENOENT,
+		"no variable '%s' at this probe point%s%s%s%s%s",
+		name, fn ? " in " : "", fn ? fn : "",
+		fn ? "()" : "", names ? "; visible: " : "",
+		names ? names : "");
+	free(names);
+	return expr_err(c->err, expr, 0, ret);
+}
+
+/*
+ * Can the local at l be read at the probe? Not from a stack slot its
+ * function's prologue has yet to fill. 0, or -EAGAIN with err saying
+ * where to probe instead.
+ */
+static int local_ready(struct resolve_ctx *c, const char *expr,
+		       struct kt_fetcharg *l)
+{
+	const char *fn = c->func && dwarf_diename(c->func) ?
+			 dwarf_diename(c->func) : "the function";
+	unsigned long pend;
+
+	if (slot_in_prologue(c, l, c->probe_off, &pend))
+		return expr_err(c->err, expr, 0, kt_err_set(c->err, EAGAIN,
+			"'%s' lives in a stack slot that %s() fills in its prologue, which ends at %s+0x%lx: probe there or later, or name the function alone (ktrace then places the probe after the prologue)",
+			c->name, fn, fn, pend));
+	if (below_sp_at_entry(c, l))
+		return expr_err(c->err, expr, 0, kt_err_set(c->err, EAGAIN,
+			"'%s' lives in a stack slot that is not set up yet at the entry of %s(); probe after the prologue",
+			c->name, fn));
+	return 0;
+}
+
+/*
+ * The start of expr's value at the probe: $retval (return probes), or a
+ * variable's location in l; its type in *vtype.
+ */
+static int arg_head(struct resolve_ctx *c, const char *expr,
+		    Dwarf_Die *scopes, int nscopes, bool is_return,
+		    struct kt_fetcharg *l, Dwarf_Die *vtype)
+{
+	const char *name = c->name;
+	Dwarf_Die var;
+	bool global;
+	int ret;
+
+	if (!strcmp(name, "$retval")) {
+		if (!is_return)
+			return kt_err_set(c->err, EINVAL,
+				"$retval is only available at a return probe (%%return)");
+		if (!c->func || !die_type(c->func, vtype))
+			return kt_err_set(c->err, EINVAL,
+				"%s() returns void", c->func && dwarf_diename(c->func) ?
+				dwarf_diename(c->func) : "the probed function");
+		kt_fetcharg_base(l, "$retval");
+		return 0;
+	}
+	if (name[0] == '$')
+		return expr_err(c->err, expr, 0, kt_err_set(c->err, EINVAL,
+			"unknown special variable '%s' (only $retval)", name));
+	ret = find_var(c, expr, scopes, nscopes, &var, &global);
+	if (ret)
+		return ret;
+	if (is_return && !global)
+		return expr_err(c->err, expr, 0, kt_err_set(c->err, EINVAL,
+			"'%s' is a local variable: at a return probe only $retval and globals can be fetched",
+			name));
+	ret = var_location(c, &var, l);
+	if (ret)
+		return ret;
+	if (!global) {
+		ret = local_ready(c, expr, l);
+		if (ret)
+			return ret;
+	}
+	if (!die_type(&var, vtype))
+		return kt_err_set(c->err, EINVAL, "'%s' has no type", name);
+	return 0;
+}
+
 int kt_dwarf_arg(struct kt_uelf *ue, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err)
 {
 	struct resolve_ctx c = { .ue = ue, .probe_off = probe_off, .err = err };
-	Dwarf_Die cudie, *scopes = NULL, var, vtype, member, func;
+	Dwarf_Die cudie, *scopes = NULL, vtype, member, func;
 	struct kt_fetcharg l = { 0 };
 	struct kt_apath ap;
-	const char *name;
 	bool is_member = false;
 	int nscopes = 0, i, ret;
 	uint64_t vaddr;
-	unsigned long pend;
 
 	*fetcharg = NULL;
 	*type = NULL;
@@ -960,8 +1066,7 @@ int kt_dwarf_arg(struct kt_uelf *ue, unsigned long probe_off,
 	ret = kt_apath_parse(expr, &ap, err);
 	if (ret)
 		return ret;
-	name = ap.name;
-	c.name = name;
+	c.name = ap.name;
 
 	if (!dwarf_addrdie(ue->dw, vaddr, &cudie))
 		return kt_err_set(err, ENOENT,
@@ -976,79 +1081,9 @@ int kt_dwarf_arg(struct kt_uelf *ue, unsigned long probe_off,
 			break;
 		}
 	}
-
-	if (!strcmp(name, "$retval")) {
-		if (!is_return) {
-			ret = kt_err_set(err, EINVAL,
-				"$retval is only available at a return probe (%%return)");
-			goto out;
-		}
-		if (!c.func || !die_type(c.func, &vtype)) {
-			ret = kt_err_set(err, EINVAL,
-				"%s() returns void", c.func && dwarf_diename(c.func) ?
-				dwarf_diename(c.func) : "the probed function");
-			goto out;
-		}
-		kt_fetcharg_base(&l, "$retval");
-	} else if (name[0] == '$') {
-		ret = expr_err(err, expr, 0, kt_err_set(err, EINVAL,
-			"unknown special variable '%s' (only $retval)", name));
+	ret = arg_head(&c, expr, scopes, nscopes, is_return, &l, &vtype);
+	if (ret)
 		goto out;
-	} else {
-		int where = nscopes ? dwarf_getscopevar(scopes, nscopes, name,
-							0, NULL, 0, 0, &var) : -2;
-		bool global = where >= 0 &&
-			      dwarf_tag(&scopes[where]) == DW_TAG_compile_unit;
-
-		if (where >= 0 && !dwarf_hasattr_integrate(&var, DW_AT_location) &&
-		    dwarf_hasattr_integrate(&var, DW_AT_declaration))
-			where = -2;	/* extern declaration: look further */
-		if (where < 0) {
-			if (!find_global(ue->dw, name, &var)) {
-				char *names = visible_names(scopes, nscopes);
-				const char *fn = c.func ? dwarf_diename(c.func) : NULL;
-
-				ret = kt_err_set(err, ENOENT,
-					"no variable '%s' at this probe point%s%s%s%s%s",
-					name, fn ? " in " : "", fn ? fn : "",
-					fn ? "()" : "", names ? "; visible: " : "",
-					names ? names : "");
-				free(names);
-				expr_err(err, expr, 0, ret);
-				goto out;
-			}
-			global = true;
-		}
-		if (is_return && !global) {
-			ret = expr_err(err, expr, 0, kt_err_set(err, EINVAL,
-				"'%s' is a local variable: at a return probe only $retval and globals can be fetched",
-				name));
-			goto out;
-		}
-		ret = var_location(&c, &var, &l);
-		if (ret)
-			goto out;
-		if (!global && slot_in_prologue(&c, &l, probe_off, &pend)) {
-			const char *fn = dwarf_diename(c.func) ?
-					 dwarf_diename(c.func) : "the function";
-
-			ret = expr_err(err, expr, 0, kt_err_set(err, EAGAIN,
-				"'%s' lives in a stack slot that %s() fills in its prologue, which ends at %s+0x%lx: probe there or later, or name the function alone (ktrace then places the probe after the prologue)",
-				name, fn, fn, pend));
-			goto out;
-		}
-		if (!global && below_sp_at_entry(&c, &l)) {
-			ret = expr_err(err, expr, 0, kt_err_set(err, EAGAIN,
-				"'%s' lives in a stack slot that is not set up yet at the entry of %s(); probe after the prologue",
-				name, dwarf_diename(c.func) ? dwarf_diename(c.func) : "the function"));
-			goto out;
-		}
-		if (!die_type(&var, &vtype)) {
-			ret = kt_err_set(err, EINVAL,
-				"'%s' has no type", name);
-			goto out;
-		}
-	}
 	ret = walk_accessors(&c, expr, &ap, &l, &vtype, &member, &is_member);
 	if (ret)
 		goto out;
