@@ -33,7 +33,7 @@ struct pid_map {
 struct kt_perf {
 	struct pfd *fds;
 	int nr_fds;
-	int nr_rings;
+	int nr_rings, max_rings;	/* max_rings: one per CPU opened on */
 	struct kt_ring *rings;
 	void **maps;
 	int *ring_cpu;
@@ -135,16 +135,30 @@ size_t kt_perf_default_pages(void)
 	return pages;
 }
 
-static void fail_set(struct kt_perf_fail *f, int err, enum kt_perf_stage st,
+/* Say where kt_perf_open() failed (f may be NULL). Returns -err. */
+static int fail_set(struct kt_perf_fail *f, int err, enum kt_perf_stage st,
+		    int event, int cpu, pid_t pid)
+{
+	if (f) {
+		f->err = err;
+		f->stage = st;
+		f->event = event;
+		f->cpu = cpu;
+		f->pid = pid;
+	}
+	return -err;
+}
+
+/* The rings were refused: also say how many of what size. Returns -err. */
+static int fail_ring(struct kt_perf_fail *f, const struct kt_perf *p, int err,
 		     int event, int cpu, pid_t pid)
 {
-	if (!f)
-		return;
-	f->err = err;
-	f->stage = st;
-	f->event = event;
-	f->cpu = cpu;
-	f->pid = pid;
+	fail_set(f, err, KT_PERF_STAGE_MMAP, event, cpu, pid);
+	if (f) {
+		f->ring_bytes = p->map_len;
+		f->nr_rings = p->max_rings;
+	}
+	return -err;
 }
 
 static int id_cmp(const void *a, const void *b)
@@ -239,16 +253,204 @@ static size_t stack_ring_pages(size_t pages, size_t page, int nr_rings)
 	return pages;
 }
 
+/*
+ * The attr of ev as it is opened on every (cpu, pid); the first event
+ * (first) also asks for the COMM, MMAP2 and TASK records.
+ */
+static void event_attr(const struct kt_perf *p, const struct kt_perf_event *ev,
+		       bool first, const struct kt_perf_opts *opts,
+		       struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = ev->type;
+	a->config = ev->config;
+	a->sample_period = ev->period ? ev->period : 1;
+	a->freq = ev->freq;
+	a->sample_type = p->sample_type;
+	if (p->sample_type & PERF_SAMPLE_STACK_USER) {
+		a->sample_regs_user = opts->regs_user;
+		a->sample_stack_user = opts->stack_user;
+		a->exclude_callchain_user = 1;
+	}
+	a->disabled = 1;
+	a->inherit = opts->inherit;
+	a->enable_on_exec = opts->enable_on_exec;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = opts->wakeup_bytes ? opts->wakeup_bytes :
+			      p->pages * p->page / 4;
+	if (first) {
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->task = 1;
+	}
+	/*
+	 * PERF_FORMAT_LOST (Linux 6.0): the kernel's own count of dropped
+	 * samples, read at the end, so that a loss after the last LOST
+	 * record is reported too.
+	 */
+	a->read_format = p->no_lost_format ? 0 : PERF_FORMAT_LOST;
+}
+
+/*
+ * perf_event_open(a) on (pid, cpu) with its retries: without
+ * PERF_FORMAT_LOST on a kernel older than 6.0 (remembered in p), and user
+ * space only when the kernel is refused to an unprivileged user. Returns
+ * the fd or -errno.
+ */
+static int event_open(struct kt_perf *p, struct perf_event_attr *a,
+		      pid_t pid, int cpu)
+{
+	int fd = kt_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0 && errno == EINVAL && !p->no_lost_format) {
+		p->no_lost_format = true;
+		a->read_format = 0;
+		fd = kt_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	/*
+	 * Refused to an unprivileged user (paranoid 2: no kernel samples):
+	 * a task's own user space may still be sampled, as perf does (":u").
+	 */
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && pid >= 0 &&
+	    a->type != PERF_TYPE_TRACEPOINT) {
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+		a->exclude_callchain_kernel = 1;
+		fd = kt_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			p->user_only = true;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Send the records of at->fd to the ring of its CPU: the CPU's first fd
+ * maps the ring and becomes *owner, every other one is redirected into it.
+ */
+static int ring_attach(struct kt_perf *p, const struct pfd *at, int *owner,
+		       struct kt_perf_fail *fail)
+{
+	int err;
+
+	if (*owner >= 0) {
+		if (ioctl(at->fd, PERF_EVENT_IOC_SET_OUTPUT, *owner) < 0)
+			return fail_set(fail, errno, KT_PERF_STAGE_OUTPUT,
+					at->event, at->cpu, at->pid);
+		return 0;
+	}
+	err = ring_map(p, at->fd, at->cpu);
+	if (err)
+		return fail_ring(fail, p, -err, at->event, at->cpu, at->pid);
+	*owner = at->fd;
+	return 0;
+}
+
+/*
+ * Open event at->event (ev) on (at->cpu, at->pid): the fd, its filter, its
+ * id for the file's table, its CPU's ring. Returns 0, 1 when at->pid is a
+ * thread that exited meanwhile (only when may_vanish), or -errno with fail
+ * set.
+ */
+static int open_one(struct kt_perf *p, const struct kt_perf_event *ev,
+		    const struct kt_perf_opts *opts, struct pfd at,
+		    bool may_vanish, int *owner, struct kt_perf_fail *fail)
+{
+	struct perf_event_attr a;
+	uint64_t id;
+	int fd;
+
+	event_attr(p, ev, at.event == 0, opts, &a);
+	fd = event_open(p, &a, at.pid, at.cpu);
+	if (fd == -ESRCH && may_vanish)
+		return 1;
+	if (fd < 0)
+		return fail_set(fail, -fd, KT_PERF_STAGE_OPEN, at.event, at.cpu,
+				at.pid);
+	at.fd = fd;
+	p->fds[p->nr_fds++] = at;
+	if (ev->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) < 0)
+		return fail_set(fail, errno, KT_PERF_STAGE_FILTER, at.event,
+				at.cpu, at.pid);
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return fail_set(fail, errno, KT_PERF_STAGE_OUTPUT, at.event,
+				at.cpu, at.pid);
+	p->ids[p->nr_ids].id = id;
+	p->ids[p->nr_ids].event = at.event;
+	p->ids[p->nr_ids].cpu = at.cpu;
+	p->nr_ids++;
+	return ring_attach(p, &at, owner, fail);
+}
+
+/* Every event for every pid on cpu, all into that CPU's one ring. */
+static int open_cpu(struct kt_perf *p, const struct kt_perf_event *evs,
+		    int nr_evs, const struct kt_perf_opts *opts, int cpu,
+		    const pid_t *pids, int nr_pids, struct kt_perf_fail *fail)
+{
+	int owner = -1;
+
+	for (int pi = 0; pi < nr_pids; pi++) {
+		for (int e = 0; e < nr_evs; e++) {
+			struct pfd at = {
+				.fd = -1, .event = e, .cpu = cpu, .pid = pids[pi],
+			};
+			int ret = open_one(p, &evs[e], opts, at, nr_pids > 1,
+					   &owner, fail);
+
+			if (ret < 0)
+				return ret;
+			if (ret)	/* a thread of -p exited meanwhile */
+				break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Size the rings (p->pages, p->map_len) for nr_cpus of them and allocate
+ * the arrays for nfds fds. Returns 0 or -errno (with fail set when the
+ * rings are refused).
+ */
+static int session_alloc(struct kt_perf *p, const struct kt_perf_opts *opts,
+			 int nr_cpus, size_t nfds, struct kt_perf_fail *fail)
+{
+	if (!opts->ring_pages && opts->stack_user && geteuid() == 0)
+		p->pages = stack_ring_pages(p->pages, p->page, nr_cpus);
+	p->map_len = (p->pages + 1) * p->page;
+	p->max_rings = nr_cpus;
+	/*
+	 * The rings are locked kernel memory: more than half of what is
+	 * available would bring the OOM killer (and leave inline probes
+	 * behind), so refuse it before anything is opened.
+	 */
+	if (ring_memory_too_large(p->map_len, nr_cpus))
+		return fail_ring(fail, p, E2BIG, -1, -1, -1);
+	p->fds = calloc(nfds, sizeof(*p->fds));
+	p->ids = calloc(nfds, sizeof(*p->ids));
+	p->rings = calloc(nr_cpus, sizeof(*p->rings));
+	p->maps = calloc(nr_cpus, sizeof(*p->maps));
+	p->ring_cpu = calloc(nr_cpus, sizeof(*p->ring_cpu));
+	p->pfds = calloc(nr_cpus, sizeof(*p->pfds));
+	if (!p->fds || !p->ids || !p->rings || !p->maps || !p->ring_cpu ||
+	    !p->pfds)
+		return -ENOMEM;
+	return 0;
+}
+
 struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 			     const struct kt_perf_opts *opts,
 			     struct kt_perf_fail *fail)
 {
 	static const pid_t all = -1;
-	struct kt_perf *p;
-	int *cpus = NULL, nr_cpus, ci, pi, e, err = 0;
 	const pid_t *pids = &all;
-	int nr_pids = 1;
-	size_t nfds;
+	const int *cpus;
+	int *online = NULL, nr_cpus, nr_pids = 1, err = 0;
+	struct kt_perf *p;
 
 	if (fail) {
 		memset(fail, 0, sizeof(*fail));
@@ -268,207 +470,38 @@ struct kt_perf *kt_perf_open(const struct kt_perf_event *evs, int nr_evs,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (opts->cpus && opts->nr_cpus > 0) {
-		nr_cpus = opts->nr_cpus;
-		cpus = malloc(nr_cpus * sizeof(*cpus));
-		if (!cpus) {
-			err = -ENOMEM;
+	cpus = opts->cpus;
+	nr_cpus = opts->nr_cpus;
+	if (!cpus || nr_cpus <= 0) {
+		nr_cpus = kt_online_cpus(&online);
+		if (nr_cpus < 0 || !online) {
+			err = fail_set(fail, nr_cpus < 0 ? -nr_cpus : ENODEV,
+				       KT_PERF_STAGE_CPUS, -1, -1, -1);
 			goto out;
 		}
-		memcpy(cpus, opts->cpus, nr_cpus * sizeof(*cpus));
-	} else {
-		nr_cpus = kt_online_cpus(&cpus);
-		if (nr_cpus < 0) {
-			err = nr_cpus;
-			fail_set(fail, -err, KT_PERF_STAGE_CPUS, -1, -1, -1);
-			goto out;
-		}
+		cpus = online;
 	}
 	if (opts->pids && opts->nr_pids > 0) {
 		pids = opts->pids;
 		nr_pids = opts->nr_pids;
 	}
-	if (!opts->ring_pages && opts->stack_user && geteuid() == 0)
-		p->pages = stack_ring_pages(p->pages, p->page, nr_cpus);
-	p->map_len = (p->pages + 1) * p->page;
-	/*
-	 * The rings are locked kernel memory: more than half of what is
-	 * available would bring the OOM killer (and leave inline probes
-	 * behind), so refuse it before anything is opened.
-	 */
-	if (ring_memory_too_large(p->map_len, nr_cpus)) {
-		err = -E2BIG;
-		fail_set(fail, E2BIG, KT_PERF_STAGE_MMAP, -1, -1, -1);
-		if (fail) {
-			fail->ring_bytes = p->map_len;
-			fail->nr_rings = nr_cpus;
-		}
-		goto out;
-	}
-	nfds = (size_t)nr_cpus * nr_pids * nr_evs;
-	p->fds = calloc(nfds, sizeof(*p->fds));
-	p->ids = calloc(nfds, sizeof(*p->ids));
-	p->rings = calloc(nr_cpus, sizeof(*p->rings));
-	p->maps = calloc(nr_cpus, sizeof(*p->maps));
-	p->ring_cpu = calloc(nr_cpus, sizeof(*p->ring_cpu));
-	p->pfds = calloc(nr_cpus, sizeof(*p->pfds));
-	if (!p->fds || !p->ids || !p->rings || !p->maps || !p->ring_cpu ||
-	    !p->pfds) {
-		err = -ENOMEM;
-		goto out;
-	}
+	err = session_alloc(p, opts, nr_cpus,
+			    (size_t)nr_cpus * nr_pids * nr_evs, fail);
 	p->sample_type = KT_PERF_SAMPLE_TYPE | opts->extra_sample_type;
 	if (opts->callchain)
 		p->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (opts->callchain && opts->stack_user)
 		p->sample_type |= PERF_SAMPLE_REGS_USER |
 				  PERF_SAMPLE_STACK_USER;
-
-	for (ci = 0; ci < nr_cpus; ci++) {
-		int owner = -1;
-
-		for (pi = 0; pi < nr_pids; pi++) {
-			for (e = 0; e < nr_evs; e++) {
-				struct perf_event_attr a;
-				struct pfd *f = &p->fds[p->nr_fds];
-				uint64_t id;
-				int fd;
-
-				memset(&a, 0, sizeof(a));
-				a.size = sizeof(a);
-				a.type = evs[e].type;
-				a.config = evs[e].config;
-				a.sample_period = evs[e].period ? evs[e].period : 1;
-				a.freq = evs[e].freq;
-				a.sample_type = p->sample_type;
-				if (p->sample_type & PERF_SAMPLE_STACK_USER) {
-					a.sample_regs_user = opts->regs_user;
-					a.sample_stack_user = opts->stack_user;
-					a.exclude_callchain_user = 1;
-				}
-				a.disabled = 1;
-				a.inherit = opts->inherit;
-				a.enable_on_exec = opts->enable_on_exec;
-				a.sample_id_all = 1;
-				a.use_clockid = 1;
-				a.clockid = CLOCK_MONOTONIC;
-				a.watermark = 1;
-				a.wakeup_watermark = opts->wakeup_bytes ?
-					opts->wakeup_bytes :
-					p->pages * p->page / 4;
-				if (e == 0) {
-					a.comm = 1;
-					a.comm_exec = 1;
-					a.mmap = 1;
-					a.mmap2 = 1;
-					a.task = 1;
-				}
-				/*
-				 * PERF_FORMAT_LOST (Linux 6.0): the kernel's own
-				 * count of dropped samples, read at the end, so
-				 * that a loss after the last LOST record is
-				 * reported too.
-				 */
-				a.read_format = p->no_lost_format ? 0 :
-						PERF_FORMAT_LOST;
-				fd = kt_perf_event_open(&a, pids[pi], cpus[ci],
-							 -1,
-							 PERF_FLAG_FD_CLOEXEC);
-				if (fd < 0 && errno == EINVAL &&
-				    !p->no_lost_format) {
-					p->no_lost_format = true;
-					a.read_format = 0;
-					fd = kt_perf_event_open(&a, pids[pi],
-								 cpus[ci], -1,
-								 PERF_FLAG_FD_CLOEXEC);
-				}
-				/*
-				 * Refused to an unprivileged user (paranoid 2:
-				 * no kernel samples): a task's own user space
-				 * may still be sampled, as perf does (":u").
-				 */
-				if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-				    pids[pi] >= 0 &&
-				    a.type != PERF_TYPE_TRACEPOINT) {
-					a.exclude_kernel = 1;
-					a.exclude_hv = 1;
-					a.exclude_callchain_kernel = 1;
-					fd = kt_perf_event_open(&a, pids[pi],
-								 cpus[ci], -1,
-								 PERF_FLAG_FD_CLOEXEC);
-					if (fd >= 0)
-						p->user_only = true;
-				}
-				/* A thread of -p that exited meanwhile. */
-				if (fd < 0 && errno == ESRCH && nr_pids > 1)
-					break;
-				if (fd < 0) {
-					err = -errno;
-					fail_set(fail, errno, KT_PERF_STAGE_OPEN,
-						 e, cpus[ci], pids[pi]);
-					goto out;
-				}
-				f->fd = fd;
-				f->event = e;
-				f->cpu = cpus[ci];
-				f->pid = pids[pi];
-				p->nr_fds++;
-				if (evs[e].filter &&
-				    ioctl(fd, PERF_EVENT_IOC_SET_FILTER,
-					  evs[e].filter) < 0) {
-					err = -errno;
-					fail_set(fail, errno,
-						 KT_PERF_STAGE_FILTER, e,
-						 cpus[ci], pids[pi]);
-					goto out;
-				}
-				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-					err = -errno;
-					fail_set(fail, errno,
-						 KT_PERF_STAGE_OUTPUT, e,
-						 cpus[ci], pids[pi]);
-					goto out;
-				}
-				p->ids[p->nr_ids].id = id;
-				p->ids[p->nr_ids].event = e;
-				p->ids[p->nr_ids].cpu = cpus[ci];
-				p->nr_ids++;
-				if (owner < 0) {
-					err = ring_map(p, fd, cpus[ci]);
-					if (err) {
-						fail_set(fail, -err,
-							 KT_PERF_STAGE_MMAP,
-							 e, cpus[ci],
-							 pids[pi]);
-						if (fail) {
-							fail->ring_bytes =
-								p->map_len;
-							fail->nr_rings =
-								nr_cpus;
-						}
-						goto out;
-					}
-					owner = fd;
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-						 owner) < 0) {
-					err = -errno;
-					fail_set(fail, errno,
-						 KT_PERF_STAGE_OUTPUT, e,
-						 cpus[ci], pids[pi]);
-					goto out;
-				}
-			}
-		}
-	}
-	if (!p->nr_fds) {
-		err = -ESRCH;	/* every task was gone */
-		fail_set(fail, ESRCH, KT_PERF_STAGE_OPEN, 0, -1,
-			 nr_pids ? pids[0] : -1);
-		goto out;
-	}
-	qsort(p->ids, p->nr_ids, sizeof(*p->ids), id_cmp);
+	for (int ci = 0; !err && ci < nr_cpus; ci++)
+		err = open_cpu(p, evs, nr_evs, opts, cpus[ci], pids, nr_pids,
+			       fail);
+	if (!err && !p->nr_fds)	/* every task was gone */
+		err = fail_set(fail, ESRCH, KT_PERF_STAGE_OPEN, 0, -1, pids[0]);
+	if (!err)
+		qsort(p->ids, p->nr_ids, sizeof(*p->ids), id_cmp);
 out:
-	free(cpus);
+	free(online);
 	if (err) {
 		kt_perf_free(p);
 		errno = -err;

@@ -102,6 +102,41 @@ void kt_counters_free(struct kt_counters *c)
 	free(c);
 }
 
+/*
+ * Open counter e (ev) of c on (pid, cpu). Once the kernel was refused to
+ * an unprivileged user (perf_event_paranoid 2), the counter is of user
+ * space only (c->user_only[e]) on every CPU, as perf's ":u". Returns the
+ * fd or -errno.
+ */
+static int counter_open(struct kt_counters *c, const struct kt_perf_event *ev,
+			int e, pid_t pid, int cpu, bool inherit,
+			bool enable_on_exec)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = ev->type;
+	a.config = ev->config;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.disabled = 1;
+	a.inherit = inherit;
+	a.enable_on_exec = enable_on_exec;
+	a.exclude_kernel = c->user_only[e];
+	a.exclude_hv = c->user_only[e];
+	fd = kt_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && pid >= 0 &&
+	    a.type != PERF_TYPE_TRACEPOINT && !a.exclude_kernel) {
+		c->user_only[e] = true;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		fd = kt_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 				     pid_t pid, const int *cpus, int nr_cpus,
 				     bool inherit, bool enable_on_exec)
@@ -144,42 +179,15 @@ struct kt_counters *kt_counters_open(const struct kt_perf_event *evs, int nr,
 		goto nomem;
 	for (e = 0; e < nr; e++) {
 		for (ci = 0; ci < nr_cpus; ci++) {
-			struct perf_event_attr a;
-			int fd;
+			int fd = counter_open(c, &evs[e], e, pid, cpus[ci],
+					      inherit, enable_on_exec);
 
-			memset(&a, 0, sizeof(a));
-			a.size = sizeof(a);
-			a.type = evs[e].type;
-			a.config = evs[e].config;
-			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-					PERF_FORMAT_TOTAL_TIME_RUNNING;
-			a.disabled = 1;
-			a.inherit = inherit;
-			a.enable_on_exec = enable_on_exec;
-			a.exclude_kernel = c->user_only[e];
-			a.exclude_hv = c->user_only[e];
-			fd = kt_perf_event_open(&a, pid, cpus[ci], -1,
-						 PERF_FLAG_FD_CLOEXEC);
-			/*
-			 * Refused (perf_event_paranoid 2: no kernel profiling
-			 * without privilege): a task's own user space may
-			 * still be counted, as perf does (":u").
-			 */
-			if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-			    pid >= 0 && a.type != PERF_TYPE_TRACEPOINT &&
-			    !a.exclude_kernel) {
-				c->user_only[e] = true;
-				a.exclude_kernel = 1;
-				a.exclude_hv = 1;
-				fd = kt_perf_event_open(&a, pid, cpus[ci], -1,
-							 PERF_FLAG_FD_CLOEXEC);
-			}
 			if (fd < 0) {
-				if (kt_perf_unsupported(errno)) {
-					c->status[e] = -errno;
+				if (kt_perf_unsupported(fd)) {
+					c->status[e] = fd;
 					break;
 				}
-				err = errno;
+				err = -fd;
 				goto fail;
 			}
 			c->fds[e * nr_cpus + ci] = fd;

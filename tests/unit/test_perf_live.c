@@ -566,11 +566,60 @@ static void test_advice(void **state)
 	assert_non_null(strstr(buf, "perf_event_paranoid"));
 }
 
+/* Where kt_perf_open() says it failed: the rings before any open, a task
+ * that is gone, every task gone. */
+static void test_open_fail(void **state)
+{
+	struct kt_perf_event ev = { .type = PERF_TYPE_SOFTWARE,
+				    .config = PERF_COUNT_SW_DUMMY };
+	struct kt_perf_opts o = { 0 };
+	struct kt_perf_fail fail;
+	pid_t self = getpid(), gone[2];
+	long page = sysconf(_SC_PAGESIZE);
+	int i;
+
+	(void)state;
+	/* 64 GiB a CPU: more than half the memory available */
+	o.pids = &self;
+	o.nr_pids = 1;
+	o.ring_pages = (64ull << 30) / page;
+	assert_null(kt_perf_open(&ev, 1, &o, &fail));
+	assert_int_equal(fail.stage, KT_PERF_STAGE_MMAP);
+	assert_true(fail.err == E2BIG || fail.err == ENOMEM ||
+		    fail.err == EPERM);
+	assert_int_equal(fail.ring_bytes, (o.ring_pages + 1) * page);
+	assert_int_equal(fail.nr_rings, sysconf(_SC_NPROCESSORS_ONLN));
+
+	for (i = 0; i < 2; i++) {
+		gone[i] = fork();
+		assert_true(gone[i] >= 0);
+		if (!gone[i])
+			_exit(0);
+		assert_int_equal(waitpid(gone[i], NULL, 0), gone[i]);
+	}
+	o.ring_pages = 16;
+	o.pids = gone;
+	o.nr_pids = 1;
+	assert_null(kt_perf_open(&ev, 1, &o, &fail));
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(fail.stage, KT_PERF_STAGE_OPEN);
+	assert_int_equal(fail.pid, gone[0]);
+	assert_true(fail.cpu >= 0);
+	/* threads of -p that exited are skipped, until none is left */
+	o.nr_pids = 2;
+	assert_null(kt_perf_open(&ev, 1, &o, &fail));
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(fail.stage, KT_PERF_STAGE_OPEN);
+	assert_int_equal(fail.pid, gone[0]);
+	assert_int_equal(fail.cpu, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_pages),
 		cmocka_unit_test(test_advice),
+		cmocka_unit_test(test_open_fail),
 		cmocka_unit_test(test_getppid_1000),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_counters),
