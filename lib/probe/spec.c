@@ -171,12 +171,51 @@ static char *var_name(const char *expr)
 	return n;
 }
 
+/*
+ * Split a ":TYPE" off expr, in place, into a->type: the last ':' when what
+ * follows looks like a type. Two types are refused, and so is a name or a
+ * good fetch argument followed by a bad type (the caret under the type).
+ * 0 or -errno.
+ */
+static int split_type(struct ktrace_probe *p, struct probe_arg *a,
+		      char *expr, struct ktrace_err *err)
+{
+	char *colon = strrchr(expr, ':');
+	const char *prev, *rest;
+	int at;
+
+	if (!colon || colon == expr || colon[-1] == ':')
+		return 0;
+	if (is_type(colon + 1)) {
+		*colon = '\0';
+		prev = strrchr(expr, ':');
+		if (prev && prev > expr && prev[-1] != ':' && is_type(prev + 1))
+			/* "%di:u32:u64": the kernel takes one type */
+			return kt_probe_err(err, p->spec,
+				a->estart + (int)(prev - expr) + 1, EINVAL,
+				"two types ('%s' and '%s'): give one", prev + 1,
+				colon + 1);
+		a->type = strdup(colon + 1);
+		return a->type ? 0 : -ENOMEM;
+	}
+	/* a good fetch argument with a bad type: say it is the type */
+	at = a->estart + (int)(colon - expr) + 1;
+	*colon = '\0';
+	rest = raw_fetcharg(expr);
+	if (is_var_expr(expr) || (rest && !*rest))
+		return kt_probe_err(err, p->spec, at, EINVAL, *(colon + 1) ?
+			"bad type '%s': one of u8..u64, s8..s64, x8..x64, char, string, ustring, symbol, b<width>@<offset>/<size>, TYPE[N]" :
+			"no type after ':'%s", colon + 1);
+	*colon = ':';
+	return 0;
+}
+
 static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 		     int len, struct ktrace_err *err)
 {
 	struct probe_arg *a;
-	char *t = strndup(tok, len), *eq, *colon, *expr;
-	int i = p->nargs;
+	char *t = strndup(tok, len), *eq, *expr;
+	int i = p->nargs, ret;
 
 	if (!t)
 		return -ENOMEM;
@@ -206,39 +245,10 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 		expr = eq + 1;
 	}
 	a->estart = start + (int)(expr - t);
-	/* :TYPE is the last ':' when what follows looks like a type. */
-	colon = strrchr(expr, ':');
-	if (colon && colon > expr && colon[-1] != ':' && is_type(colon + 1)) {
-		const char *prev;
-
-		*colon = '\0';
-		prev = strrchr(expr, ':');
-		if (prev && prev > expr && prev[-1] != ':' && is_type(prev + 1)) {
-			/* "%di:u32:u64": the kernel takes one type */
-			int ret = kt_probe_err(err, p->spec,
-				a->estart + (int)(prev - expr) + 1, EINVAL,
-				"two types ('%s' and '%s'): give one", prev + 1,
-				colon + 1);
-
-			free(t);
-			return ret;
-		}
-		a->type = strdup(colon + 1);
-	} else if (colon && colon > expr && colon[-1] != ':') {
-		/* a good fetch argument with a bad type: say it is the type */
-		const char *rest;
-		int at = a->estart + (int)(colon - expr) + 1, ret;
-
-		*colon = '\0';
-		rest = raw_fetcharg(expr);
-		if (is_var_expr(expr) || (rest && !*rest)) {
-			ret = kt_probe_err(err, p->spec, at, EINVAL, *(colon + 1) ?
-				"bad type '%s': one of u8..u64, s8..s64, x8..x64, char, string, ustring, symbol, b<width>@<offset>/<size>, TYPE[N]" :
-				"no type after ':'%s", colon + 1);
-			free(t);
-			return ret;
-		}
-		*colon = ':';
+	ret = split_type(p, a, expr, err);
+	if (ret) {
+		free(t);
+		return ret;
 	}
 	if (!*expr) {
 		free(t);
@@ -250,10 +260,9 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 	a->raw = !is_var_expr(expr) || (a->type && !strcmp(expr, "$retval"));
 	if (a->raw && (strpbrk(expr, "\"'`;|&<>\\") ||
 		       !raw_fetcharg(expr) || *raw_fetcharg(expr))) {
-		int ret = kt_probe_err(err, p->spec, a->estart, EINVAL,
-			       "bad fetch argument '%s': not a name (VAR, VAR->field, VAR[N]) nor a register (%%di), $stackN, $retval, $comm, $argN, @symbol or +OFFS(FETCHARG)",
-			       expr);
-
+		ret = kt_probe_err(err, p->spec, a->estart, EINVAL,
+				   "bad fetch argument '%s': not a name (VAR, VAR->field, VAR[N]) nor a register (%%di), $stackN, $retval, $comm, $argN, @symbol or +OFFS(FETCHARG)",
+				   expr);
 		free(t);
 		return ret;
 	}
@@ -265,7 +274,7 @@ static int parse_arg(struct ktrace_probe *p, const char *tok, int start,
 			a->name = NULL;
 	}
 	free(t);
-	if (!a->name || !a->expr || (colon && !a->type))
+	if (!a->name || !a->expr)
 		return -ENOMEM;
 	for (int j = 0; j < i; j++)
 		if (!strcmp(p->args[j].name, a->name))
@@ -481,6 +490,56 @@ static int location_len(const char *s)
 	return p - s;
 }
 
+/*
+ * The first token of a spec, len bytes at s (start in the spec):
+ * [[GROUP:]EVENT=]LOCATION, the location maybe quoted.
+ */
+static int parse_head(struct ktrace_probe *p, const char *s, int start,
+		      int len, const struct ktrace_probe_opts *opts,
+		      struct ktrace_err *err)
+{
+	char *t = strndup(s, len), *eq, *loc = t;
+	size_t ll;
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	eq = strchr(t, '=');
+	if (eq) {
+		char *c;
+
+		*eq = '\0';
+		c = strchr(t, ':');
+		if (c) {
+			*c = '\0';
+			p->group = strdup(t);
+			p->event = strdup(c + 1);
+		} else {
+			p->event = strdup(t);
+		}
+		if ((p->group && kt_probe_name_check(p->group)) ||
+		    kt_probe_name_check(p->event)) {
+			int n = eq - t;
+
+			free(t);
+			return kt_probe_err(err, p->spec, start, EINVAL,
+				    "bad probe name '%.*s': GROUP and EVENT are C identifiers",
+				    n, s);
+		}
+		loc = eq + 1;
+	}
+	/* a quoted location: the quotes are not part of it */
+	ll = strlen(loc);
+	if (ll >= 2 && (loc[0] == '\'' || loc[0] == '"') &&
+	    loc[ll - 1] == loc[0]) {
+		loc[ll - 1] = '\0';
+		loc++;
+	}
+	ret = parse_location(p, loc, start + (int)(loc - t), opts, err);
+	free(t);
+	return ret;
+}
+
 struct ktrace_probe *ktrace_probe_parse(const char *spec,
 					const struct ktrace_probe_opts *opts,
 					struct ktrace_err *err)
@@ -510,52 +569,10 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 			break;
 		start = s - spec;
 		len = tok ? (int)strcspn(s, " \t\n") : location_len(s);
-		if (tok == 0) {
-			char *t = strndup(s, len), *eq, *loc = t;
-			size_t ll;
-
-			if (!t) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			eq = strchr(t, '=');
-			if (eq) {
-				char *c;
-
-				*eq = '\0';
-				c = strchr(t, ':');
-				if (c) {
-					*c = '\0';
-					p->group = strdup(t);
-					p->event = strdup(c + 1);
-				} else {
-					p->event = strdup(t);
-				}
-				if ((p->group && kt_probe_name_check(p->group)) ||
-				    kt_probe_name_check(p->event)) {
-					int n = eq - t;
-
-					free(t);
-					ret = kt_probe_err(err, spec, start, EINVAL,
-						   "bad probe name '%.*s': GROUP and EVENT are C identifiers",
-						   n, s);
-					goto fail;
-				}
-				loc = eq + 1;
-			}
-			/* a quoted location: the quotes are not part of it */
-			ll = strlen(loc);
-			if (ll >= 2 && (loc[0] == '\'' || loc[0] == '"') &&
-			    loc[ll - 1] == loc[0]) {
-				loc[ll - 1] = '\0';
-				loc++;
-			}
-			ret = parse_location(p, loc, start + (int)(loc - t),
-					     opts, err);
-			free(t);
-		} else {
+		if (tok == 0)
+			ret = parse_head(p, s, start, len, opts, err);
+		else
 			ret = parse_arg(p, s, start, len, err);
-		}
 		if (ret)
 			goto fail;
 		s += len;
