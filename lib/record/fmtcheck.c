@@ -20,7 +20,7 @@
 
 #include <event-parse.h>
 
-#include "record/record.h"
+#include "record/fmtcheck.h"
 
 struct fields {
 	const char *text;

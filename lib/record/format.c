@@ -10,6 +10,7 @@
 
 #include "base/internal.h"
 #include "base/json.h"
+#include "base/json.h"
 #include "record/record.h"
 
 static void seq_sink(void *ctx, const char *p, size_t n)
@@ -20,6 +21,17 @@ static void seq_sink(void *ctx, const char *p, size_t n)
 void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n)
 {
 	kt_json_escape(s, n, seq_sink, q);
+}
+
+void kt_format_init(struct kt_format *f)
+{
+	trace_seq_init(&f->seq);
+}
+
+void kt_format_free(struct kt_format *f)
+{
+	trace_seq_destroy(&f->seq);
+	free(f->out);
 }
 
 static long long read_num(struct tep_handle *tep, const unsigned char *p,
@@ -55,7 +67,7 @@ static void json_num(struct trace_seq *q, struct tep_handle *tep,
 static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 		       const unsigned char *data, uint32_t size)
 {
-	struct trace_seq *q = &r->seq;
+	struct trace_seq *q = &r->fmt.seq;
 	bool sgn = f->flags & TEP_FIELD_IS_SIGNED;
 	unsigned int off, len;
 	int esz;
@@ -68,7 +80,7 @@ static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 	off = f->offset;
 	len = f->size;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t v = tep_read_number(r->tep, data + off, 4);
+		uint32_t v = tep_read_number(r->evt.tep, data + off, 4);
 
 		off = v & 0xffff;
 		len = v >> 16;
@@ -89,13 +101,13 @@ static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 		for (unsigned int i = 0; i + esz <= len; i += esz) {
 			if (i)
 				trace_seq_puts(q, ", ");
-			json_num(q, r->tep, data + off + i, esz, sgn);
+			json_num(q, r->evt.tep, data + off + i, esz, sgn);
 		}
 		trace_seq_putc(q, ']');
 		return;
 	}
 	if (len == 1 || len == 2 || len == 4 || len == 8)
-		json_num(q, r->tep, data + off, len, sgn);
+		json_num(q, r->evt.tep, data + off, len, sgn);
 	else
 		trace_seq_puts(q, "null");
 }
@@ -104,7 +116,7 @@ static void json_field(struct ktrace_record *r, struct tep_format_field *f,
 static void json_fields(struct ktrace_record *r, const struct rec_event *e,
 			const struct ktrace_sample *s)
 {
-	struct trace_seq *q = &r->seq;
+	struct trace_seq *q = &r->fmt.seq;
 
 	trace_seq_putc(q, '{');
 	for (struct tep_format_field *f = e->te->format.fields; f;
@@ -120,28 +132,28 @@ static void json_fields(struct ktrace_record *r, const struct rec_event *e,
 
 static const char *finish(struct ktrace_record *r, size_t *len)
 {
-	trace_seq_terminate(&r->seq);
+	trace_seq_terminate(&r->fmt.seq);
 	if (len)
-		*len = r->seq.len;
-	return r->seq.buffer;
+		*len = r->fmt.seq.len;
+	return r->fmt.seq.buffer;
 }
 
-/* Room for n more bytes in r->out. */
+/* Room for n more bytes in r->fmt.out. */
 static char *out_reserve(struct ktrace_record *r, size_t used, size_t n)
 {
-	if (used + n > r->out_cap) {
-		size_t cap = r->out_cap ? r->out_cap : 256;
+	if (used + n > r->fmt.out_cap) {
+		size_t cap = r->fmt.out_cap ? r->fmt.out_cap : 256;
 		char *nb;
 
 		while (cap < used + n)
 			cap *= 2;
-		nb = realloc(r->out, cap);
+		nb = realloc(r->fmt.out, cap);
 		if (!nb)
 			return NULL;
-		r->out = nb;
-		r->out_cap = cap;
+		r->fmt.out = nb;
+		r->fmt.out_cap = cap;
 	}
-	return r->out + used;
+	return r->fmt.out + used;
 }
 
 /* Decimal digits of v, right-aligned in width (space or zero padded). */
@@ -176,18 +188,118 @@ static char *put_int(char *p, long long v, int width)
 	return put_uint(p, v, width, ' ');
 }
 
-/* Append r->seq's text to the line at *used. 0 or -ENOMEM. */
+/* Append r->fmt.seq's text to the line at *used. 0 or -ENOMEM. */
 static int append_seq(struct ktrace_record *r, size_t *used)
 {
 	char *p;
 
-	trace_seq_terminate(&r->seq);
-	p = out_reserve(r, *used, r->seq.len + 1);
+	trace_seq_terminate(&r->fmt.seq);
+	p = out_reserve(r, *used, r->fmt.seq.len + 1);
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, r->seq.buffer, r->seq.len);
-	*used += r->seq.len;
+	memcpy(p, r->fmt.seq.buffer, r->fmt.seq.len);
+	*used += r->fmt.seq.len;
 	return 0;
+}
+
+/* Append the sampled address of s, symbolized ("ip sym+0xoff (dso)", or
+ * JSON members "ip" and "sym"), to the line. */
+static void format_ip(struct ktrace_record *r, const struct ktrace_sample *s,
+		      bool json)
+{
+	struct trace_seq *q = &r->fmt.seq;
+	const char *frame, *last;
+	char buf[512];
+
+	if (kt_kernel_ip(s->ip))
+		kt_symbolizer_ksyms(&r->sym);
+	frame = kt_symbolize_text(&r->sym, &r->as, s->pid, s->ip,
+				  kt_kernel_ip(s->ip), buf, sizeof(buf));
+	/* the function that holds it: the last line (inlined ones first) */
+	last = strrchr(frame, '\n');
+	last = last ? last + 1 : frame;
+	if (json) {
+		trace_seq_printf(q, ", \"ip\": %llu, \"sym\": ",
+				 (unsigned long long)s->ip);
+		kt_json_seq_str(q, last, strlen(last));
+	} else {
+		trace_seq_printf(q, "%16llx %s", (unsigned long long)s->ip, last);
+	}
+}
+
+/*
+ * "\n\t<ip> <frame>" as "\n\t%16llx %.*s" prints it, without printf:
+ * a million stacks a second go through here.
+ */
+static void frame_line(struct trace_seq *q, uint64_t ip, const char *frame,
+		       size_t n)
+{
+	char b[512];
+	int i = 19;		/* "\n\t", 16 columns, ' ' */
+
+	if (n > sizeof(b) - 20) {
+		trace_seq_printf(q, "\n\t%16llx %.*s", (unsigned long long)ip,
+				 (int)n, frame);
+		return;
+	}
+	b[--i] = ' ';
+	do {
+		b[--i] = "0123456789abcdef"[ip & 15];
+		ip >>= 4;
+	} while (ip);
+	while (i > 2)
+		b[--i] = ' ';
+	b[0] = '\n';
+	b[1] = '\t';
+	memcpy(b + 19, frame, n);
+	b[19 + n] = '\0';
+	trace_seq_puts(q, b);
+}
+
+/* Append the symbolized call chain of s to the line. */
+static void format_stack(struct ktrace_record *r,
+			 const struct ktrace_sample *s, bool json)
+{
+	struct trace_seq *q = &r->fmt.seq;
+	bool kernel = true;
+	int shown = 0;
+
+	kt_symbolizer_ksyms(&r->sym);
+	if (json)
+		trace_seq_puts(q, ", \"stack\": [");
+	for (uint32_t i = 0; i < s->nr_ips; i++) {
+		uint64_t ip = s->ips[i];
+		char buf[512];
+		const char *frame, *nl;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		frame = kt_symbolize_text(&r->sym, &r->as, s->pid, ip, kernel,
+					  buf, sizeof(buf));
+		/* one line per function: inlined ones first */
+		for (;; frame = nl + 1) {
+			size_t n;
+
+			nl = strchr(frame, '\n');
+			n = nl ? (size_t)(nl - frame) : strlen(frame);
+			if (json) {
+				trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": ",
+						 shown ? ", " : "",
+						 (unsigned long long)ip);
+				kt_json_seq_str(q, frame, n);
+				trace_seq_putc(q, '}');
+			} else {
+				frame_line(q, ip, frame, n);
+			}
+			shown++;
+			if (!nl)
+				break;
+		}
+	}
+	if (json)
+		trace_seq_putc(q, ']');
 }
 
 /*
@@ -196,20 +308,11 @@ static int append_seq(struct ktrace_record *r, size_t *used)
  * is written by hand; only the event's own print format goes through
  * libtraceevent, and not at all when it is empty.
  */
-/* Does the record hold its event's fields? One compare per record; the
- * fields walked only for events with __data_loc fields. */
-static inline bool raw_holds(const struct rec_event *e,
-			     const struct ktrace_sample *s)
-{
-	return s->raw_size >= e->raw_min &&
-	       (!e->raw_dyn || kt_raw_fits(e->te, s->raw, s->raw_size));
-}
-
 static const char *format_text(struct ktrace_record *r,
 			       const struct ktrace_sample *s,
 			       const struct rec_event *e, size_t *len)
 {
-	const char *comm = kt_record_comm(r, s->tid);
+	const char *comm = kt_comms_get(&r->comm, s->tid);
 	size_t clen = strnlen(comm, 16), used;
 	const char *zero;
 	char *p = out_reserve(r, 0, 128 + e->label_len);
@@ -249,10 +352,10 @@ static const char *format_text(struct ktrace_record *r,
 	}
 	memcpy(p, e->label, e->label_len);
 	p += e->label_len;
-	used = p - r->out;
+	used = p - r->fmt.out;
 	if (!e->te && !s->nr_ips) {
-		trace_seq_reset(&r->seq);
-		kt_record_format_ip(r, s, false);
+		trace_seq_reset(&r->fmt.seq);
+		format_ip(r, s, false);
 		if (append_seq(r, &used))
 			return "";
 	}
@@ -264,42 +367,42 @@ static const char *format_text(struct ktrace_record *r,
 			.cpu = s->cpu,
 		};
 
-		trace_seq_reset(&r->seq);
+		trace_seq_reset(&r->fmt.seq);
 		/* a record its format does not fit (a damaged file) is
 		 * not decoded: its fields would be read past its end; nor
 		 * one whose print fmt would divide by zero */
-		if (!raw_holds(e, s))
-			trace_seq_printf(&r->seq,
+		if (!kt_raw_holds(e, s))
+			trace_seq_printf(&r->fmt.seq,
 					 "[fields unreadable: %zu bytes do not hold the event's format]",
 					 (size_t)s->raw_size);
 		else if ((zero = kt_zero_divisor(e->div, e->ndiv, s->raw)))
-			trace_seq_printf(&r->seq,
+			trace_seq_printf(&r->fmt.seq,
 					 "[not decoded: its print fmt divides by %s, which is 0 here]",
 					 zero);
 		else
-			tep_print_event(r->tep, &r->seq, &rec, "%s",
+			tep_print_event(r->evt.tep, &r->fmt.seq, &rec, "%s",
 					TEP_PRINT_INFO);
 		if (append_seq(r, &used))
 			return "";
 	}
 	if (s->nr_ips) {
-		trace_seq_reset(&r->seq);
-		kt_record_format_stack(r, s, false);
+		trace_seq_reset(&r->fmt.seq);
+		format_stack(r, s, false);
 		/* a blank line ends a stack, as perf script prints it */
-		trace_seq_putc(&r->seq, '\n');
+		trace_seq_putc(&r->fmt.seq, '\n');
 		if (append_seq(r, &used))
 			return "";
 	}
-	r->out[used] = '\0';
+	r->fmt.out[used] = '\0';
 	*len = used;
-	return r->out;
+	return r->fmt.out;
 }
 
 const char *ktrace_record_format(struct ktrace_record *r,
 				 const struct ktrace_sample *s, bool json,
 				 size_t *len)
 {
-	struct trace_seq *q = &r->seq;
+	struct trace_seq *q = &r->fmt.seq;
 	const struct rec_event *e;
 	size_t dummy;
 
@@ -317,23 +420,23 @@ const char *ktrace_record_format(struct ktrace_record *r,
 					 (unsigned long long)s->lost, s->cpu);
 		return finish(r, len);
 	}
-	if (s->event < 0 || s->event >= r->nev) {
+	if (s->event < 0 || s->event >= r->evt.nev) {
 		trace_seq_puts(q, json ? "{\"error\": \"unknown event\"}" :
 					 "[record of an unknown event]");
 		return finish(r, len);
 	}
-	e = &r->ev[s->event];
+	e = &r->evt.ev[s->event];
 	if (json) {
 		trace_seq_printf(q, "{\"time\": %llu, \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"comm\": ",
 				 (unsigned long long)s->time, s->cpu, s->pid,
 				 s->tid);
-		kt_json_seq_str(q, kt_record_comm(r, s->tid), 16);
+		kt_json_seq_str(q, kt_comms_get(&r->comm, s->tid), 16);
 		if (!e->te) {
 			trace_seq_printf(q, ", \"event\": \"%s\", \"period\": %llu",
 					 e->name, (unsigned long long)s->period);
-			kt_record_format_ip(r, s, true);
+			format_ip(r, s, true);
 			if (s->nr_ips)
-				kt_record_format_stack(r, s, true);
+				format_stack(r, s, true);
 			trace_seq_putc(q, '}');
 			return finish(r, len);
 		}
@@ -341,7 +444,7 @@ const char *ktrace_record_format(struct ktrace_record *r,
 				 e->system, e->name);
 		json_fields(r, e, s);
 		if (s->nr_ips)
-			kt_record_format_stack(r, s, true);
+			format_stack(r, s, true);
 		trace_seq_putc(q, '}');
 	} else {
 		return format_text(r, s, e, len);
@@ -349,34 +452,16 @@ const char *ktrace_record_format(struct ktrace_record *r,
 	return finish(r, len);
 }
 
-void kt_record_mark_sym_fields(struct ktrace_record *r,
-			       const struct ktrace_sample *s)
-{
-	struct tep_record rec = {
-		.ts = s->time,
-		.data = (void *)s->raw,
-		.size = s->raw_size,
-		.cpu = s->cpu,
-	};
-
-	trace_seq_reset(&r->symseq);
-	if (s->event >= 0 && r->ev[s->event].te &&
-	    raw_holds(&r->ev[s->event], s) &&
-	    !kt_zero_divisor(r->ev[s->event].div, r->ev[s->event].ndiv,
-			     s->raw))
-		tep_print_event(r->tep, &r->symseq, &rec, "%s", TEP_PRINT_INFO);
-}
-
 const char *ktrace_record_fields_json(struct ktrace_record *r,
 				      const struct ktrace_sample *s,
 				      size_t *len)
 {
-	trace_seq_reset(&r->seq);
+	trace_seq_reset(&r->fmt.seq);
 	if (s->type != KTRACE_SAMPLE_EVENT || s->event < 0 ||
-	    s->event >= r->nev || !r->ev[s->event].te)
-		trace_seq_puts(&r->seq, "{}");
+	    s->event >= r->evt.nev || !r->evt.ev[s->event].te)
+		trace_seq_puts(&r->fmt.seq, "{}");
 	else
-		json_fields(r, &r->ev[s->event], s);
+		json_fields(r, &r->evt.ev[s->event], s);
 	return finish(r, len);
 }
 
@@ -388,9 +473,9 @@ static struct tep_format_field *sample_field(struct ktrace_record *r,
 	struct tep_format_field *f;
 
 	if (s->type != KTRACE_SAMPLE_EVENT || s->event < 0 ||
-	    s->event >= r->nev || !r->ev[s->event].te)
+	    s->event >= r->evt.nev || !r->evt.ev[s->event].te)
 		return NULL;
-	f = tep_find_field(r->ev[s->event].te, name);
+	f = tep_find_field(r->evt.ev[s->event].te, name);
 	if (!f || f->offset < 0 || f->size <= 0 ||
 	    (uint64_t)f->offset + (uint64_t)f->size > s->raw_size ||
 	    (f->flags & TEP_FIELD_IS_DYNAMIC))
@@ -407,7 +492,7 @@ int ktrace_record_field_int(struct ktrace_record *r,
 	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING)) ||
 	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
 		return -ENOENT;
-	*v = read_num(r->tep, (const unsigned char *)s->raw + f->offset,
+	*v = read_num(r->evt.tep, (const unsigned char *)s->raw + f->offset,
 		      f->size, f->flags & TEP_FIELD_IS_SIGNED);
 	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * The loadable segments of an ELF file, and the one translation between
  * file offsets (what uprobes and mappings speak) and the addresses symbols
- * and DWARF use, for probes (lib/probe) and stacks (lib/record/stack.c).
+ * and DWARF use, for probes (lib/probe) and stacks (lib/record/addrspace.c).
  */
 #include <errno.h>
 #include <gelf.h>

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: LGPL-2.1-only
+/*
+ * Records decoded into samples, in the order the source hands them over;
+ * the comm table and the address space learn from the records as they
+ * pass, so each sample sees the names and mappings of its own time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/record.h"
+
+int kt_decoder_stats_alloc(struct kt_decoder *d, int nr_cpus, int nev)
+{
+	d->nr_cpus = nr_cpus;
+	d->lost_cpu = calloc(nr_cpus, sizeof(*d->lost_cpu));
+	d->per_event = calloc(nev ? nev : 1, sizeof(*d->per_event));
+	return d->lost_cpu && d->per_event ? 0 : -ENOMEM;
+}
+
+void kt_decoder_free(struct kt_decoder *d)
+{
+	free(d->lost_cpu);
+	free(d->per_event);
+}
+
+/* The CPU in a non-sample record's sample_id trailer, or -1. */
+static int trailer_cpu(const struct kt_decoder *d,
+		       const struct perf_event_header *h)
+{
+	uint64_t st = d->sample_type;
+	size_t tsz = 0;
+	const unsigned char *p;
+
+	if (!(st & PERF_SAMPLE_CPU))
+		return -1;
+	/* After CPU come IDENTIFIER only (of the fields we set). */
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		tsz += 8;
+	tsz += 8;
+	if (h->size < sizeof(*h) + tsz)
+		return -1;
+	p = (const unsigned char *)h + h->size - tsz;
+	return *(const uint32_t *)p;
+}
+
+/*
+ * Parse a PERF_RECORD_SAMPLE into s. Returns 0 or -EINVAL for a record
+ * shorter than its fields say, or of no event of the recording.
+ */
+static int parse_sample(struct ktrace_record *r,
+			const struct perf_event_header *h,
+			struct ktrace_sample *s)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	uint64_t st = r->dec.sample_type, id = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->type = KTRACE_SAMPLE_EVENT;
+	s->event = -1;
+#define NEED(n) do { if (p > end || (size_t)(end - p) < (size_t)(n)) return -EINVAL; } while (0)
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		NEED(8);
+		memcpy(&id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		NEED(8);
+		memcpy(&s->ip, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		NEED(8);
+		s->pid = ((const int32_t *)p)[0];
+		s->tid = ((const int32_t *)p)[1];
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		NEED(8);
+		memcpy(&s->time, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		NEED(8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		NEED(8);
+		memcpy(&id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		NEED(8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		NEED(8);
+		s->cpu = *(const uint32_t *)p;
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		NEED(8);
+		memcpy(&s->period, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		NEED(8);
+		memcpy(&nr, p, 8);
+		p += 8;
+		if (nr > (uint64_t)(end - p) / 8)
+			return -EINVAL;
+		s->ips = (const uint64_t *)p;
+		s->nr_ips = nr;
+		p += nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t sz;
+
+		NEED(4);
+		memcpy(&sz, p, 4);
+		p += 4;
+		NEED(sz);
+		s->raw = p;
+		s->raw_size = sz;
+	}
+#undef NEED
+	s->event = kt_evtable_event_of(&r->evt, id);
+	return s->event < 0 ? -EINVAL : 0;
+}
+
+/* A LOST record as a sample; 0, or -EINVAL when it is too short. */
+static int lost_sample(struct kt_decoder *d, uint64_t ts,
+		       const struct perf_event_header *h,
+		       struct ktrace_sample *s)
+{
+	const struct { struct perf_event_header h; uint64_t id, lost; }
+		*l = (const void *)h;
+
+	if (h->size < sizeof(*l))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->type = KTRACE_SAMPLE_LOST;
+	s->time = ts;
+	s->lost = l->lost;
+	s->cpu = trailer_cpu(d, h);
+	s->event = -1;
+	d->lost += l->lost;
+	if (s->cpu >= 0 && s->cpu < d->nr_cpus)
+		d->lost_cpu[s->cpu] += l->lost;
+	return 0;
+}
+
+/* What a record other than a sample or a loss teaches: comms, mappings. */
+static void learn(struct ktrace_record *r, uint64_t ts,
+		  const struct perf_event_header *h)
+{
+	switch (h->type) {
+	case PERF_RECORD_COMM: {
+		const struct { struct perf_event_header h; uint32_t pid, tid;
+			       char comm[]; } *c = (const void *)h;
+		size_t max = h->size - sizeof(*c);
+
+		if (h->size > sizeof(*c) && memchr(c->comm, '\0', max))
+			kt_comms_set(&r->comm, c->tid, c->comm);
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		const struct { struct perf_event_header h; uint32_t pid, ppid,
+			       tid, ptid; } *f = (const void *)h;
+
+		if (h->size >= sizeof(*f))
+			kt_comms_fork(&r->comm, f->ptid, f->tid);
+		break;
+	}
+	case PERF_RECORD_MMAP2:
+		if (!r->dec.maps_pulled)
+			kt_addrspace_note_mmap(&r->as, h, ts);
+		break;
+	}
+}
+
+int kt_record_emit(void *ctx, int src, uint64_t ts,
+		   const struct perf_event_header *h)
+{
+	struct ktrace_record *r = ctx;
+	struct kt_decoder *d = &r->dec;
+	struct ktrace_sample s;
+
+	(void)src;
+	if (ts > d->last_time)
+		d->last_time = ts;
+	r->as.time = ts;
+	if (h->type == PERF_RECORD_SAMPLE && (h->misc & KT_MISC_UNWOUND)) {
+		/* unwound as it left the ring: the misc bit goes */
+		struct perf_event_header *w = (struct perf_event_header *)h;
+
+		w->misc &= ~KT_MISC_UNWOUND;
+	} else if (h->type == PERF_RECORD_SAMPLE && r->ust.on) {
+		h = kt_ustacks_unwind(&r->ust, &r->as, h);
+		if (!h)
+			return 0;
+	}
+	if (h->type == PERF_RECORD_SAMPLE) {
+		/* libtraceevent reads the common header unchecked; a
+		 * sampling event has no data (the kernel pads RAW) */
+		if (parse_sample(r, h, &s) ||
+		    (r->evt.ev[s.event].te && s.raw_size < 8))
+			return 0;
+		d->samples++;
+		d->per_event[s.event]++;
+	} else if (h->type == PERF_RECORD_LOST) {
+		if (lost_sample(d, ts, h, &s))
+			return 0;
+	} else {
+		learn(r, ts, h);
+		if (d->sink)
+			d->sink(d->sink_ctx, h, NULL);
+		return 0;
+	}
+	if (d->sink)
+		d->sink(d->sink_ctx, h,
+			h->type == PERF_RECORD_SAMPLE ? &s : NULL);
+	if (d->fn)
+		return d->fn(d->fnctx, &s);
+	return 0;
+}
