@@ -265,6 +265,7 @@ static int stat_open(struct stat_cmd *sc)
 {
 	struct kt_target *tg = &sc->co.tg;
 	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_stat_opts so = { 0 };
 	int ret, pid;
 
 	sc->st = ktrace_stat_alloc(sc->ctx->tfs);
@@ -287,8 +288,12 @@ static int stat_open(struct stat_cmd *sc)
 	sc->prev = calloc(ktrace_stat_count(sc->st) + 1, sizeof(*sc->prev));
 	if (!sc->prev)
 		return kt_error(sc->ctx, KT_FAIL, "out of memory");
-	if (ktrace_stat_open(sc->st, pid, tg->cpus, tg->ncpus, pid > 0,
-			     tg->argc > 0, &err) < 0) {
+	so.pid = pid;
+	so.cpus = tg->cpus;
+	so.nr_cpus = tg->ncpus;
+	so.inherit = pid > 0;
+	so.enable_on_exec = tg->argc > 0;
+	if (ktrace_stat_open(sc->st, &so, &err) < 0) {
 		ret = kt_error_detail(sc->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
 	}

@@ -508,6 +508,7 @@ static int top_open(struct top_run *run)
 	struct kt_ctx *ctx = run->ctx;
 	struct kt_target *tg = &run->co.tg;
 	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_stat_opts so = { 0 };
 	int ret;
 
 	if (run->co.nspecs)
@@ -523,8 +524,11 @@ static int top_open(struct top_run *run)
 		return ret;
 	kt_target_describe(tg, run->what, sizeof(run->what));
 	run->pid = tg->npids ? tg->pids[0] : -1;
-	if (run->st && ktrace_stat_open(run->st, run->pid, tg->cpus, tg->ncpus,
-					run->pid > 0, false, &err) < 0)
+	so.pid = run->pid;
+	so.cpus = tg->cpus;
+	so.nr_cpus = tg->ncpus;
+	so.inherit = run->pid > 0;
+	if (run->st && ktrace_stat_open(run->st, &so, &err) < 0)
 		goto fail;
 	if (run->rec) {
 		run->ro.pids = tg->pids;

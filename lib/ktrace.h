@@ -532,13 +532,22 @@ void ktrace_stat_free(struct ktrace_stat *st);
 /* Returns the event's index or -errno (-ENOENT: unknown name). */
 int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 		    struct ktrace_err *err);
+/* What ktrace_stat_open() counts; all zero: every task on every CPU. */
+struct ktrace_stat_opts {
+	int pid;		/* this process, every thread; <= 0: none */
+	const int *cpus;	/* without a pid: these CPUs; NULL: all */
+	int nr_cpus;
+	bool inherit;		/* count what pid creates, too */
+	bool enable_on_exec;	/* start at pid's exec (a held command) */
+};
+
 /*
- * Open the counters of pid (>= 0, with inherit/enable_on_exec) or of every
- * CPU in cpus (pid -1; NULL: all). A counter this machine lacks (no PMU)
- * does not fail the set: ktrace_stat_read() says -EOPNOTSUPP for it.
+ * Open the counters of opts (NULL: all zero). A counter this machine
+ * lacks (no PMU) does not fail the set: ktrace_stat_read() says
+ * -EOPNOTSUPP for it.
  */
-int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
-		     int nr_cpus, bool inherit, bool enable_on_exec,
+int ktrace_stat_open(struct ktrace_stat *st,
+		     const struct ktrace_stat_opts *opts,
 		     struct ktrace_err *err);
 int ktrace_stat_enable(struct ktrace_stat *st);
 int ktrace_stat_disable(struct ktrace_stat *st);

@@ -383,10 +383,14 @@ static int *task_list(int pid, int *n)
 	return v;
 }
 
-int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
-		     int nr_cpus, bool inherit, bool enable_on_exec,
+int ktrace_stat_open(struct ktrace_stat *st,
+		     const struct ktrace_stat_opts *opts,
 		     struct ktrace_err *err)
 {
+	static const struct ktrace_stat_opts every;
+	const struct ktrace_stat_opts *o = opts ? opts : &every;
+	int pid = o->pid > 0 ? o->pid : -1;
+	bool enable_on_exec = pid > 0 && o->enable_on_exec;
 	int one = pid, *tids = &one, ntids = 1;
 
 	/* An existing process: every thread it has now (inherit follows
@@ -401,8 +405,9 @@ int ktrace_stat_open(struct ktrace_stat *st, int pid, const int *cpus,
 	if (!st->c)
 		goto nomem;
 	for (int i = 0; i < ntids; i++) {
-		st->c[st->nc] = kt_counters_open(st->ev, st->n, tids[i], cpus,
-						 nr_cpus, inherit,
+		st->c[st->nc] = kt_counters_open(st->ev, st->n, tids[i],
+						 o->cpus, o->nr_cpus,
+						 pid > 0 && o->inherit,
 						 enable_on_exec);
 		/* A thread that exited since /proc was read. */
 		if (!st->c[st->nc] && errno == ESRCH && ntids > 1)

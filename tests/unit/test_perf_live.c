@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <cmocka.h>
 
+#include "ktrace.h"
 #include "kfile/kfile.h"
 #include "capture/merge.h"
 #include "capture/perf.h"
@@ -614,6 +615,56 @@ static void test_open_fail(void **state)
 	assert_int_equal(fail.cpu, -1);
 }
 
+/* ktrace_stat_open's options: a process (every thread), every CPU (all
+ * zero, or NULL), a process that is gone. */
+static void test_stat_opts(void **state)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_stat_opts o = { .pid = getpid() };
+	struct ktrace_stat *st;
+	uint64_t v = 0;
+	pid_t gone;
+
+	(void)state;
+	st = ktrace_stat_alloc(NULL);
+	assert_non_null(st);
+	assert_int_equal(ktrace_stat_add(st, "task-clock", &err), 0);
+	assert_int_equal(ktrace_stat_open(st, &o, &err), 0);
+	assert_int_equal(ktrace_stat_enable(st), 0);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	assert_int_equal(ktrace_stat_disable(st), 0);
+	assert_int_equal(ktrace_stat_read(st, 0, &v, NULL, NULL), 0);
+	assert_true(v > 0);
+	ktrace_stat_free(st);
+
+	gone = fork();
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	o.pid = gone;
+	st = ktrace_stat_alloc(NULL);
+	assert_int_equal(ktrace_stat_add(st, "task-clock", &err), 0);
+	assert_int_equal(ktrace_stat_open(st, &o, &err), -ESRCH);
+	assert_non_null(strstr(err.msg, "no such process"));
+	ktrace_err_clear(&err);
+	ktrace_stat_free(st);
+
+	if (geteuid() != 0)
+		skip();	/* every CPU: root's */
+	st = ktrace_stat_alloc(NULL);
+	assert_int_equal(ktrace_stat_add(st, "cpu-clock", &err), 0);
+	assert_int_equal(ktrace_stat_open(st, NULL, &err), 0);
+	assert_int_equal(ktrace_stat_enable(st), 0);
+	usleep(20000);
+	assert_int_equal(ktrace_stat_disable(st), 0);
+	assert_int_equal(ktrace_stat_read(st, 0, &v, NULL, NULL), 0);
+	/* every CPU ran (if only idle) the 20 ms */
+	assert_true(v >= 20000000ull * sysconf(_SC_NPROCESSORS_ONLN) / 2);
+	ktrace_stat_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_getppid_1000),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_stat_opts),
 		cmocka_unit_test(test_child_exec),
 		cmocka_unit_test(test_getppid_stream),
 	};
