@@ -141,26 +141,30 @@ static int parse_kind(const char *s, int *kind)
 	return -EINVAL;
 }
 
-int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
-{
-	bool fields = false, fmt = false;
-	struct kt_json *j = NULL;
-	struct line_buf *lb = NULL;
-	struct ktrace_events *evs;
-	unsigned int *hits = NULL;
-	int opt, n, kind = -1, shown = 0, ret = KT_OK;
+/* What to show: -v, -f, -k. */
+struct list_cmd {
+	bool fields, fmt;
+	int kind;			/* -1: every kind */
+};
 
-	while ((opt = getopt_long(argc, argv, "+vfk:jh", list_opts, NULL)) !=
-	       -1) {
+/* The options into lc; argc and argv are left on the globs. -1 to go on,
+ * else the exit status (--help, a usage error). */
+static int list_parse(struct kt_ctx *ctx, struct list_cmd *lc, int *argc,
+		      char ***argv)
+{
+	int opt;
+
+	while ((opt = getopt_long(*argc, *argv, "+vfk:jh", list_opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'v':
-			fields = true;
+			lc->fields = true;
 			break;
 		case 'f':
-			fmt = true;
+			lc->fmt = true;
 			break;
 		case 'k':
-			if (parse_kind(optarg, &kind))
+			if (parse_kind(optarg, &lc->kind))
 				return kt_usage_error(ctx, NULL,
 						      "unknown event kind '%s'",
 						      optarg);
@@ -174,23 +178,30 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 		default:
 			return kt_usage_error(ctx, list_usage,
 					      "bad option '%s'",
-					      argv[optind - 1]);
+					      (*argv)[optind - 1]);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (kt_globs_check(ctx, argc, argv))
-		return KT_USAGE;
-	if (!kt_tfs(ctx))
-		return KT_FAIL;
+	*argc -= optind;
+	*argv += optind;
+	return -1;
+}
+
+/* The events the globs match (all without one) into *evs; every glob
+ * must match one. KT_OK, or the error (printed). */
+static int list_events(struct kt_ctx *ctx, int argc, char **argv,
+		       struct ktrace_events **evs)
+{
+	unsigned int *hits = NULL;
+	int ret = KT_OK;
+
 	if (argc) {
 		hits = calloc(argc, sizeof(*hits));
 		if (!hits)
 			return kt_error(ctx, KT_FAIL, "out of memory");
 	}
-	evs = ktrace_events_alloc(ctx->tfs, (const char *const *)argv, argc,
-				  hits);
-	if (!evs) {
+	*evs = ktrace_events_alloc(ctx->tfs, (const char *const *)argv, argc,
+				   hits);
+	if (!*evs) {
 		free(hits);
 		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",
 				ktrace_tfs_dir(ctx->tfs), strerror(errno),
@@ -200,57 +211,84 @@ int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
 		if (!hits[i]) {
 			ret = kt_error(ctx, KT_FAIL, "no event matches '%s'",
 				       argv[i]);
-			goto out;
+			break;
 		}
 	}
-	if ((ctx->json || fields || fmt) && ktrace_events_load_formats(evs)) {
-		ret = kt_error(ctx, KT_FAIL, "cannot read event formats: %s",
-			       strerror(errno));
-		goto out;
-	}
-	n = ktrace_events_count(evs);
+	free(hits);
+	return ret;
+}
+
+/* The events of -k's kind: names (a plain listing's tracepoints through
+ * one line buffer), with -v/-f their fields and format, or JSON. */
+static int list_print(struct kt_ctx *ctx, const struct list_cmd *lc,
+		      struct ktrace_events *evs)
+{
+	bool detail = lc->fields || lc->fmt;
+	struct line_buf *lb = NULL;
+	struct kt_json *j = NULL;
+	int n = ktrace_events_count(evs), shown = 0, ret = KT_OK;
+
 	if (ctx->json) {
 		j = kt_json(ctx);
-		if (!j) {
-			ret = kt_error(ctx, KT_FAIL, "out of memory");
-			goto out;
-		}
+		if (!j)
+			return kt_error(ctx, KT_FAIL, "out of memory");
 		kt_json_array_begin(j);
 	} else {
 		lb = malloc(sizeof(*lb));
-		if (!lb) {
-			ret = kt_error(ctx, KT_FAIL, "out of memory");
-			goto out;
-		}
+		if (!lb)
+			return kt_error(ctx, KT_FAIL, "out of memory");
 		lb->len = 0;
 	}
 	for (int i = 0; i < n; i++) {
 		struct ktrace_event_brief b;
 
 		ktrace_events_brief(evs, i, &b);
-		if (kind >= 0 && (int)b.kind != kind)
+		if (lc->kind >= 0 && (int)b.kind != lc->kind)
 			continue;
 		shown++;
-		if (lb && !fields && !fmt) {
+		if (lb && !detail)
 			print_brief(ctx->out, lb, &b);
-			continue;
-		}
-		if (lb)
+		else if (lb)
 			print_text_event(ctx->out, ktrace_events_get(evs, i),
-					 fields, fmt);
+					 lc->fields, lc->fmt);
 		else
-			print_json_event(j, ktrace_events_get(evs, i), fmt);
+			print_json_event(j, ktrace_events_get(evs, i), lc->fmt);
 	}
 	if (lb)
 		lb_flush(lb, ctx->out);
-	if (!shown && kind >= 0)
+	free(lb);
+	if (!shown && lc->kind >= 0)
 		ret = kt_error(ctx, KT_FAIL, "no %s event matches",
-			       ktrace_kind_name(kind));
+			       ktrace_kind_name(lc->kind));
 	else if (j)
 		kt_json_array_end(j);
+	return ret;
+}
+
+int cmd_list(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct list_cmd lc = { .kind = -1 };
+	struct ktrace_events *evs = NULL;
+	int ret;
+
+	ret = list_parse(ctx, &lc, &argc, &argv);
+	if (ret >= 0)
+		return ret;
+	if (kt_globs_check(ctx, argc, argv))
+		return KT_USAGE;
+	if (!kt_tfs(ctx))
+		return KT_FAIL;
+	ret = list_events(ctx, argc, argv, &evs);
+	if (ret)
+		goto out;
+	if ((ctx->json || lc.fields || lc.fmt) &&
+	    ktrace_events_load_formats(evs)) {
+		ret = kt_error(ctx, KT_FAIL, "cannot read event formats: %s",
+			       strerror(errno));
+		goto out;
+	}
+	ret = list_print(ctx, &lc, evs);
 out:
-	free(lb);
 	ktrace_events_free(evs);
-	free(hits);
 	return ret;
 }

@@ -54,6 +54,10 @@ static const char *const sort_titles[SK_NR] = {
 
 struct report_run {
 	struct kt_ctx *ctx;
+	const char *input;		/* -i */
+	const char *svg;		/* --flamegraph */
+	const char *trace;		/* --perfetto */
+	bool raw, header, profile;	/* -D, --header, --sort or --folded */
 	struct ktrace_record *rec;
 	bool json;
 	unsigned long long n;
@@ -418,48 +422,45 @@ static void print_header(struct kt_ctx *ctx, struct ktrace_record *rec)
 		kt_json_object_end(j);
 }
 
-int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
+/* The options into run. -1 to go on, else the exit status (--help, a
+ * usage error). */
+static int report_parse(struct report_run *run, int argc, char **argv)
 {
-	struct ktrace_err err = { .pos = -1 };
-	struct report_run run = { .ctx = ctx };
-	const char *input = "ktrace.data";
-	const char *svg = NULL, *trace = NULL;
-	bool raw = false, header = false, profile = false;
-	long n;
+	struct kt_ctx *ctx = run->ctx;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "+i:jDs:h", report_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			ret = sort_parse(ctx, &run, optarg);
+			ret = sort_parse(ctx, run, optarg);
 			if (ret)
 				return ret;
-			profile = true;
+			run->profile = true;
 			break;
 		case 'F':
-			run.folded = true;
-			profile = true;
+			run->folded = true;
+			run->profile = true;
 			break;
 		case 'G':
-			svg = optarg;
-			run.folded = true;
-			profile = true;
+			run->svg = optarg;
+			run->folded = true;
+			run->profile = true;
 			break;
 		case 'P':
-			trace = optarg;
+			run->trace = optarg;
 			break;
 		case 'i':
-			input = optarg;
+			run->input = optarg;
 			break;
 		case 'j':
 			ctx->json = true;
 			break;
 		case 'D':
-			raw = true;
+			run->raw = true;
 			break;
 		case 'H':
-			header = true;
+			run->header = true;
 			break;
 		case 'h':
 			fputs(report_usage, ctx->out);
@@ -474,62 +475,97 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		return kt_usage_error(ctx, report_usage,
 				      "unexpected argument '%s' (the file goes with -i)",
 				      argv[optind]);
-	if (profile && (raw || header || (run.folded && run.nkeys)))
+	return -1;
+}
+
+/* Which options go together. -1 to go on, else a usage error. */
+static int report_check(struct report_run *run)
+{
+	struct kt_ctx *ctx = run->ctx;
+
+	if (run->profile && (run->raw || run->header ||
+			     (run->folded && run->nkeys)))
 		return kt_usage_error(ctx, report_usage,
 				      "--sort, --folded, --raw and --header go alone");
-	if (trace && (profile || raw || header || ctx->json))
+	if (run->trace && (run->profile || run->raw || run->header ||
+			   ctx->json))
 		return kt_usage_error(ctx, report_usage,
 				      "--perfetto goes alone (it writes JSON of its own)");
-	if (run.folded && ctx->json)
+	if (run->folded && ctx->json)
 		return kt_usage_error(ctx, report_usage,
 				      "--folded and --flamegraph are not JSON");
-	if (profile && !run.folded && !run.nkeys) {
-		run.keys[0] = SK_COMM;
-		run.keys[1] = SK_DSO;
-		run.keys[2] = SK_SYM;
-		run.nkeys = 3;
+	if (run->profile && !run->folded && !run->nkeys) {
+		run->keys[0] = SK_COMM;
+		run->keys[1] = SK_DSO;
+		run->keys[2] = SK_SYM;
+		run->nkeys = 3;
 	}
-	run.rec = ktrace_record_load(input, &err);
-	if (!run.rec) {
-		int ret = kt_error_detail(ctx, KT_FAIL, &err);
+	return -1;
+}
 
+/* Every record: printed (decoded or -D raw), or into the profiles, which
+ * are then printed or drawn. */
+static int report_replay(struct report_run *run)
+{
+	struct kt_ctx *ctx = run->ctx;
+	long n;
+
+	n = ktrace_record_replay(run->rec, run->raw ? NULL :
+				 run->profile ? profile_one : print_one, run,
+				 run->raw ? print_raw : NULL, run);
+	if (run->svg && n >= 0 && !run->error)
+		run->error = write_flamegraph(run, run->svg, run->input);
+	else if (run->profile && n >= 0 && !run->error)
+		print_profiles(run);
+	kt_profile_free(&run->prof);
+	for (int e = 0; e < run->nr_events; e++)
+		kt_profile_free(&run->per_event[e]);
+	free(run->per_event);
+	fflush(ctx->out);
+	note_truncated(ctx, run->rec, run->input, n);
+	if (run->error)
+		return kt_error(ctx, KT_FAIL, run->error == -ENOMEM ?
+				"out of memory" : "cannot write '%s': %s",
+				run->svg, strerror(-run->error));
+	if (n < 0)
+		return kt_error(ctx, KT_FAIL, "'%s': %s", run->input,
+				n == -EBADMSG ?
+				"damaged or truncated after the last record shown" :
+				strerror((int)-n));
+	return KT_OK;
+}
+
+int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct report_run run = { .ctx = ctx, .input = "ktrace.data" };
+	struct ktrace_err err = { .pos = -1 };
+	int ret;
+
+	ret = report_parse(&run, argc, argv);
+	if (ret < 0)
+		ret = report_check(&run);
+	if (ret >= 0)
+		return ret;
+	run.rec = ktrace_record_load(run.input, &err);
+	if (!run.rec) {
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
 		return ret;
 	}
 	run.json = ctx->json;
 	if (run.json && !kt_json(ctx)) {
-		ktrace_record_free(run.rec);
-		return kt_error(ctx, KT_FAIL, "out of memory");
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+		goto out;
 	}
-	if (header) {
+	if (run.trace)	/* it frees rec */
+		return perfetto(ctx, run.rec, run.trace, run.input);
+	if (run.header) {
 		print_header(ctx, run.rec);
-		ktrace_record_free(run.rec);
-		return KT_OK;
+		ret = KT_OK;
+		goto out;
 	}
-	if (trace)
-		return perfetto(ctx, run.rec, trace, input);
-	n = ktrace_record_replay(run.rec, raw ? NULL :
-				 profile ? profile_one : print_one, &run,
-				 raw ? print_raw : NULL, &run);
-	if (svg && n >= 0 && !run.error)
-		run.error = write_flamegraph(&run, svg, input);
-	else if (profile && n >= 0 && !run.error)
-		print_profiles(&run);
-	kt_profile_free(&run.prof);
-	for (int e = 0; e < run.nr_events; e++)
-		kt_profile_free(&run.per_event[e]);
-	free(run.per_event);
-	fflush(ctx->out);
-	note_truncated(ctx, run.rec, input, n);
+	ret = report_replay(&run);
+out:
 	ktrace_record_free(run.rec);
-	if (run.error)
-		return kt_error(ctx, KT_FAIL, run.error == -ENOMEM ?
-				"out of memory" : "cannot write '%s': %s",
-				svg, strerror(-run.error));
-	if (n < 0)
-		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
-				n == -EBADMSG ?
-				"damaged or truncated after the last record shown" :
-				strerror((int)-n));
-	return KT_OK;
+	return ret;
 }
