@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <trace-seq.h>
+
 #include "base/internal.h"
 #include "base/json.h"
 
@@ -85,6 +87,16 @@ void kt_json_escape(const char *str, size_t n, kt_json_sink_fn sink,
 	}
 	buf[o++] = '"';
 	sink(ctx, buf, o);
+}
+
+static void seq_sink(void *ctx, const char *p, size_t n)
+{
+	trace_seq_printf(ctx, "%.*s", (int)n, p);
+}
+
+void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n)
+{
+	kt_json_escape(s, n, seq_sink, q);
 }
 
 /* ------------------------------------------------------------- the writer */

@@ -19,6 +19,9 @@
  */
 typedef void (*kt_json_sink_fn)(void *ctx, const char *p, size_t n);
 void kt_json_escape(const char *s, size_t n, kt_json_sink_fn sink, void *ctx);
+/* The same onto a libtraceevent trace_seq (the records' JSON lines). */
+struct trace_seq;
+void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n);
 
 /*
  * The writer. It writes to a stream the caller owns and keeps track of

@@ -13,16 +13,6 @@
 #include "base/json.h"
 #include "record/record.h"
 
-static void seq_sink(void *ctx, const char *p, size_t n)
-{
-	trace_seq_printf(ctx, "%.*s", (int)n, p);
-}
-
-void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n)
-{
-	kt_json_escape(s, n, seq_sink, q);
-}
-
 void kt_format_init(struct kt_format *f)
 {
 	trace_seq_init(&f->seq);

@@ -22,7 +22,5 @@ struct kt_format {
 
 void kt_format_init(struct kt_format *f);
 void kt_format_free(struct kt_format *f);
-/* A JSON string (quoted, escaped) of at most n bytes of s, onto q. */
-void kt_json_seq_str(struct trace_seq *q, const char *s, size_t n);
 
 #endif
