@@ -536,6 +536,17 @@ static void *vec_push(struct vec *v, size_t esz)
 	return (unsigned char *)v->v + esz * v->n++;
 }
 
+/* Append a copy of the esz bytes at e to v. 0 or -ENOMEM. */
+static int vec_add(struct vec *v, const void *e, size_t esz)
+{
+	void *slot = vec_push(v, esz);
+
+	if (!slot)
+		return -ENOMEM;
+	memcpy(slot, e, esz);
+	return 0;
+}
+
 static int src_read(struct kt_kfile *f, uint64_t off, void *buf, size_t n)
 {
 	unsigned char *b = buf;
@@ -599,118 +610,99 @@ static int get_str(struct cur *c, const char **s)
 	return 0;
 }
 
+/* Read one entry of a table of this type at c into its vector in f. */
+static int read_entry(struct kt_kfile *f, uint32_t type, struct cur *c)
+{
+	switch (type) {
+	case KT_KF_META: {
+		struct kt_kf_meta e;
+
+		if (get_str(c, &e.key) || get_str(c, &e.value))
+			return -EBADMSG;
+		return vec_add(&f->meta, &e, sizeof(e));
+	}
+	case KT_KF_ATTR: {
+		struct kt_kf_attr e;
+
+		if (get_u32(c, &e.type) || get_u32(c, &e.flags) ||
+		    get_u64(c, &e.config) || get_u64(c, &e.sample_type) ||
+		    get_u32(c, &e.clockid) || get_str(c, &e.name))
+			return -EBADMSG;
+		return vec_add(&f->attrs, &e, sizeof(e));
+	}
+	case KT_KF_IDS: {
+		struct kt_kf_id e;
+		uint32_t cpu;
+
+		if (get_u64(c, &e.id) || get_u32(c, &e.attr) ||
+		    get_u32(c, &cpu))
+			return -EBADMSG;
+		e.cpu = (int32_t)cpu;
+		return vec_add(&f->ids, &e, sizeof(e));
+	}
+	case KT_KF_FORMATS: {
+		struct kt_kf_format e;
+
+		if (get_u32(c, &e.id) || get_str(c, &e.system) ||
+		    get_str(c, &e.name) || get_str(c, &e.format))
+			return -EBADMSG;
+		return vec_add(&f->formats, &e, sizeof(e));
+	}
+	case KT_KF_HEADER_PAGE:
+		return get_str(c, &f->header_page) ? -EBADMSG : 0;
+	case KT_KF_KALLSYMS: {
+		struct kt_kf_ksym e;
+
+		if (get_u64(c, &e.addr) || get_u32(c, &e.type) ||
+		    get_str(c, &e.name))
+			return -EBADMSG;
+		return vec_add(&f->ksyms, &e, sizeof(e));
+	}
+	case KT_KF_COMMS: {
+		struct kt_kf_comm e;
+
+		if (get_u32(c, &e.pid) || get_u32(c, &e.tid) ||
+		    get_str(c, &e.comm))
+			return -EBADMSG;
+		return vec_add(&f->comms, &e, sizeof(e));
+	}
+	case KT_KF_MMAPS: {
+		struct kt_kf_mmap e;
+
+		if (get_u32(c, &e.pid) || get_u32(c, &e.tid) ||
+		    get_u64(c, &e.start) || get_u64(c, &e.len) ||
+		    get_u64(c, &e.pgoff) || get_u32(c, &e.maj) ||
+		    get_u32(c, &e.min) || get_u64(c, &e.ino) ||
+		    get_u64(c, &e.ino_generation) ||
+		    get_u32(c, &e.prot) || get_u32(c, &e.flags) ||
+		    get_str(c, &e.filename))
+			return -EBADMSG;
+		return vec_add(&f->mmaps, &e, sizeof(e));
+	}
+	case KT_KF_UFRAMES: {
+		struct kt_kf_uframe e;
+
+		if (get_str(c, &e.path) || get_u64(c, &e.vaddr) ||
+		    get_str(c, &e.text))
+			return -EBADMSG;
+		return vec_add(&f->uframes, &e, sizeof(e));
+	}
+	default:
+		return -EBADMSG;
+	}
+}
+
+/* The entries of a table section's payload p (n bytes), into f. */
 static int parse_table(struct kt_kfile *f, uint32_t type,
 		       const unsigned char *p, size_t n)
 {
 	struct cur c = { p, p + n };
+	int err;
 
 	while (c.p < c.end) {
-		switch (type) {
-		case KT_KF_META: {
-			struct kt_kf_meta e;
-
-			if (get_str(&c, &e.key) || get_str(&c, &e.value))
-				return -EBADMSG;
-			if (!vec_push(&f->meta, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_meta *)f->meta.v)[f->meta.n - 1] = e;
-			break;
-		}
-		case KT_KF_ATTR: {
-			struct kt_kf_attr e;
-
-			if (get_u32(&c, &e.type) || get_u32(&c, &e.flags) ||
-			    get_u64(&c, &e.config) ||
-			    get_u64(&c, &e.sample_type) ||
-			    get_u32(&c, &e.clockid) || get_str(&c, &e.name))
-				return -EBADMSG;
-			if (!vec_push(&f->attrs, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_attr *)f->attrs.v)[f->attrs.n - 1] = e;
-			break;
-		}
-		case KT_KF_IDS: {
-			struct kt_kf_id e;
-			uint32_t cpu;
-
-			if (get_u64(&c, &e.id) || get_u32(&c, &e.attr) ||
-			    get_u32(&c, &cpu))
-				return -EBADMSG;
-			e.cpu = (int32_t)cpu;
-			if (!vec_push(&f->ids, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_id *)f->ids.v)[f->ids.n - 1] = e;
-			break;
-		}
-		case KT_KF_FORMATS: {
-			struct kt_kf_format e;
-
-			if (get_u32(&c, &e.id) || get_str(&c, &e.system) ||
-			    get_str(&c, &e.name) || get_str(&c, &e.format))
-				return -EBADMSG;
-			if (!vec_push(&f->formats, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_format *)f->formats.v)[f->formats.n - 1] =
-				e;
-			break;
-		}
-		case KT_KF_HEADER_PAGE:
-			if (get_str(&c, &f->header_page))
-				return -EBADMSG;
-			break;
-		case KT_KF_KALLSYMS: {
-			struct kt_kf_ksym e;
-
-			if (get_u64(&c, &e.addr) || get_u32(&c, &e.type) ||
-			    get_str(&c, &e.name))
-				return -EBADMSG;
-			if (!vec_push(&f->ksyms, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_ksym *)f->ksyms.v)[f->ksyms.n - 1] = e;
-			break;
-		}
-		case KT_KF_COMMS: {
-			struct kt_kf_comm e;
-
-			if (get_u32(&c, &e.pid) || get_u32(&c, &e.tid) ||
-			    get_str(&c, &e.comm))
-				return -EBADMSG;
-			if (!vec_push(&f->comms, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_comm *)f->comms.v)[f->comms.n - 1] = e;
-			break;
-		}
-		case KT_KF_MMAPS: {
-			struct kt_kf_mmap e;
-
-			if (get_u32(&c, &e.pid) || get_u32(&c, &e.tid) ||
-			    get_u64(&c, &e.start) || get_u64(&c, &e.len) ||
-			    get_u64(&c, &e.pgoff) || get_u32(&c, &e.maj) ||
-			    get_u32(&c, &e.min) || get_u64(&c, &e.ino) ||
-			    get_u64(&c, &e.ino_generation) ||
-			    get_u32(&c, &e.prot) || get_u32(&c, &e.flags) ||
-			    get_str(&c, &e.filename))
-				return -EBADMSG;
-			if (!vec_push(&f->mmaps, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_mmap *)f->mmaps.v)[f->mmaps.n - 1] = e;
-			break;
-		}
-		case KT_KF_UFRAMES: {
-			struct kt_kf_uframe e;
-
-			if (get_str(&c, &e.path) || get_u64(&c, &e.vaddr) ||
-			    get_str(&c, &e.text))
-				return -EBADMSG;
-			if (!vec_push(&f->uframes, sizeof(e)))
-				return -ENOMEM;
-			((struct kt_kf_uframe *)f->uframes.v)[f->uframes.n - 1] =
-				e;
-			break;
-		}
-		default:
-			return -EBADMSG;
-		}
+		err = read_entry(f, type, &c);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -736,12 +728,12 @@ static int read_payload(struct kt_kfile *f, uint64_t off, uint64_t size,
 	return h == csum ? 0 : -EBADMSG;
 }
 
-static int kf_load(struct kt_kfile *f)
+/* The file header: magic, version, byte order, no flags, its checksum. */
+static int kf_check_header(struct kt_kfile *f)
 {
 	unsigned char hdr[KT_KF_HDR_SIZE];
 	uint32_t version, bo;
-	uint64_t flags, h, off, nsec = 0;
-	bool end = false;
+	uint64_t flags, h;
 	int err;
 
 	if (f->len < 8 || src_read(f, 0, hdr, 8) ||
@@ -760,11 +752,92 @@ static int kf_load(struct kt_kfile *f)
 		return -EINVAL;
 	if (flags)
 		return -EBADMSG;
+	return 0;
+}
+
+/* One section as its header gives it; its payload is at off. */
+struct sec {
+	const unsigned char *hdr;	/* KT_KF_SEC_HDR_SIZE bytes */
+	uint32_t type;
+	uint64_t off, size, csum;
+};
+
+/* A DATA section is only noted: kt_kfile_next() reads and checks it. */
+static int kf_add_chunk(struct kt_kfile *f, const struct sec *s)
+{
+	struct chunk *c;
+
+	if (s->size > KF_MAX_DATA || !s->size)
+		return -EBADMSG;
+	c = vec_push(&f->chunks, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->off = s->off;
+	c->size = s->size;
+	c->csum = s->csum;
+	memcpy(c->hdr, s->hdr, 16);
+	f->data_bytes += s->size;
+	return 0;
+}
+
+/* The END section: its counts agree with the nsec sections before it. */
+static int kf_load_end(struct kt_kfile *f, const struct sec *s, uint64_t nsec)
+{
+	uint64_t e[3];
+	int err;
+
+	if (s->size != sizeof(e))
+		return -EBADMSG;
+	err = read_payload(f, s->off, s->size, s->hdr, s->csum,
+			   (unsigned char *)e);
+	if (err)
+		return err;
+	if (e[1] != f->data_bytes || e[2] != nsec ||
+	    e[0] > e[1] / sizeof(struct perf_event_header))
+		return -EBADMSG;
+	f->nr_records = e[0];
+	return 0;
+}
+
+/* A table section, read whole and checked, then parsed; the payload is
+ * kept in f->bufs, the entries' strings point into it. */
+static int kf_load_table(struct kt_kfile *f, const struct sec *s)
+{
+	unsigned char *buf, **slot;
+	int err;
+
+	if (s->size > KF_MAX_TABLE)
+		return -EBADMSG;
+	buf = malloc(pad8(s->size) ? pad8(s->size) : 1);
+	if (!buf)
+		return -ENOMEM;
+	slot = vec_push(&f->bufs, sizeof(*slot));
+	if (!slot) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*slot = buf;
+	err = read_payload(f, s->off, s->size, s->hdr, s->csum, buf);
+	if (!err)
+		err = parse_table(f, s->type, buf, s->size);
+	return err;
+}
+
+static int kf_load(struct kt_kfile *f)
+{
+	uint64_t off, nsec = 0;
+	bool end = false;
+	int err;
+
+	err = kf_check_header(f);
+	if (err)
+		return err;
 	off = KT_KF_HDR_SIZE;
 	while (off < f->len) {
 		unsigned char sh[KT_KF_SEC_HDR_SIZE];
-		uint32_t type, sflags;
-		uint64_t size, csum, room;
+		struct sec s = { .hdr = sh };
+		uint32_t sflags;
+		uint64_t room;
 
 		if (end)
 			return -EBADMSG;	/* bytes after END */
@@ -773,67 +846,31 @@ static int kf_load(struct kt_kfile *f)
 		err = src_read(f, off, sh, sizeof(sh));
 		if (err)
 			return err;
-		memcpy(&type, sh, 4);
+		memcpy(&s.type, sh, 4);
 		memcpy(&sflags, sh + 4, 4);
-		memcpy(&size, sh + 8, 8);
-		memcpy(&csum, sh + 16, 8);
+		memcpy(&s.size, sh + 8, 8);
+		memcpy(&s.csum, sh + 16, 8);
 		off += sizeof(sh);
+		s.off = off;
 		room = f->len - off;
-		if (sflags || type > KT_KF_END)
+		if (sflags || s.type > KT_KF_END)
 			return -EBADMSG;
 		/* a section cut off: the file ends before it does */
-		if (size > room || pad8(size) > room)
+		if (s.size > room || pad8(s.size) > room)
 			break;
-		if (type == KT_KF_DATA) {
-			struct chunk *c;
-
-			if (size > KF_MAX_DATA || !size)
-				return -EBADMSG;
-			c = vec_push(&f->chunks, sizeof(*c));
-			if (!c)
-				return -ENOMEM;
-			c->off = off;
-			c->size = size;
-			c->csum = csum;
-			memcpy(c->hdr, sh, 16);
-			f->data_bytes += size;
-		} else if (type == KT_KF_END) {
-			uint64_t e[3];
-
-			if (size != sizeof(e))
-				return -EBADMSG;
-			err = read_payload(f, off, size, sh, csum,
-					   (unsigned char *)e);
-			if (err)
-				return err;
-			if (e[1] != f->data_bytes || e[2] != nsec ||
-			    e[0] > e[1] / sizeof(struct perf_event_header))
-				return -EBADMSG;
-			f->nr_records = e[0];
+		if (s.type == KT_KF_DATA) {
+			err = kf_add_chunk(f, &s);
+		} else if (s.type == KT_KF_END) {
+			err = kf_load_end(f, &s, nsec);
 			end = true;
-		} else if (type >= KT_KF_META && type <= KT_KF_UFRAMES) {
-			unsigned char *buf, **slot;
-
-			if (size > KF_MAX_TABLE)
-				return -EBADMSG;
-			buf = malloc(pad8(size) ? pad8(size) : 1);
-			if (!buf)
-				return -ENOMEM;
-			slot = vec_push(&f->bufs, sizeof(*slot));
-			if (!slot) {
-				free(buf);
-				return -ENOMEM;
-			}
-			*slot = buf;
-			err = read_payload(f, off, size, sh, csum, buf);
-			if (!err)
-				err = parse_table(f, type, buf, size);
-			if (err)
-				return err;
+		} else if (s.type >= KT_KF_META && s.type <= KT_KF_UFRAMES) {
+			err = kf_load_table(f, &s);
 		} else {
 			return -EBADMSG;
 		}
-		off += pad8(size);
+		if (err)
+			return err;
+		off += pad8(s.size);
 		nsec++;
 	}
 	if (!end) {
