@@ -469,7 +469,8 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 	r->dec.fn = fn;
 	r->dec.fnctx = ctx;
 	ret = kt_merge_flush(l->merge, horizon);
-	/* a write error sticks in the writer: output_close() reports it */
+	/* a write error sticks in the writer: ktrace_record_output_close()
+	 * reports it */
 	kt_writer_flush(r, now_ns(), false);
 	return ret;
 }
