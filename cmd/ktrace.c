@@ -59,7 +59,8 @@ static void print_commands(FILE *f)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 }
 
-void kt_getopt_reset(void)
+/* Reset getopt for a fresh parse (subcommands are called in-process). */
+static void kt_getopt_reset(void)
 {
 	optind = 0;	/* glibc: 0 also resets its internal state */
 	opterr = 0;
@@ -277,8 +278,11 @@ static int cmd_help(struct kt_ctx *ctx, int argc, char **argv)
 	return c->fn(ctx, 2, args);
 }
 
-int kt_data_path(char *buf, size_t len, const char *installed,
-		 const char *source)
+/* A file or directory of ktrace's, found at run time: BINDIR/../installed
+ * (an installed ktrace) or BINDIR/source (the source tree) into buf.
+ * 0 or -ENOENT. */
+static int kt_data_path(char *buf, size_t len, const char *installed,
+			const char *source)
 {
 	char exe[2048], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

@@ -71,9 +71,6 @@ struct ktrace_inst *kt_instance_open(struct kt_ctx *ctx, const char *name,
 /* The tracefs handle (opened on first call). NULL: error already printed. */
 struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx);
 
-/* Reset getopt for a fresh parse (subcommands are called in-process). */
-void kt_getopt_reset(void);
-
 /* The --json writer on ctx->out (made on first use; NULL: no memory).
  * Every JSON a command prints goes through it; ktrace_main() closes
  * whatever is left open. */
@@ -309,11 +306,6 @@ int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title);
  * NULL when none exists. Owned by cmd/ktrace.c.
  */
 const char *kt_probes_dir(void);
-/* A file or directory of ktrace's, found at run time: BINDIR/../installed
- * (an installed ktrace) or BINDIR/source (the source tree) into buf.
- * 0 or -ENOENT. */
-int kt_data_path(char *buf, size_t len, const char *installed,
-		 const char *source);
 
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);
