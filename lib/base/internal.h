@@ -49,12 +49,6 @@ struct kt_buf {
 int kt_buf_reserve(struct kt_buf *b, size_t n);
 
 /*
- * "dir/rel", malloc'ed (the caller frees), or NULL (errno ENOMEM). No
- * printf: a plain listing then never wakes its code (~8 us of a 1.5 ms
- * `ktrace list`).
- */
-char *kt_path_join(const char *dir, const char *rel);
-/*
  * Write buf to path in a single write(2) (tracefs parses one write as one
  * command). flags: O_TRUNC or O_APPEND. Returns 0 or -errno.
  */

@@ -94,7 +94,12 @@ int kt_buf_reserve(struct kt_buf *b, size_t n)
 	return 0;
 }
 
-char *kt_path_join(const char *dir, const char *rel)
+/*
+ * "dir/rel", malloc'ed (the caller frees), or NULL (errno ENOMEM). No
+ * printf: a plain listing then never wakes its code (~8 us of a 1.5 ms
+ * `ktrace list`).
+ */
+static char *kt_path_join(const char *dir, const char *rel)
 {
 	size_t ld = strlen(dir), lr = strlen(rel);
 	char *p = malloc(ld + lr + 2);
