@@ -64,10 +64,6 @@ void kt_merge_free(struct kt_merge *m);
 bool kt_merge_rec_time(const struct kt_merge_cfg *cfg,
 		       const struct perf_event_header *rec, uint64_t *ts);
 
-/* Copy one record into src's queue. Returns 0 or -ENOMEM / -EINVAL. */
-int kt_merge_add(struct kt_merge *m, int src,
-		 const struct perf_event_header *rec);
-
 /*
  * What a reader may queue in place of rec as it leaves the ring (rec
  * itself, or a record of its own valid until the next call).

@@ -57,7 +57,8 @@ int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config)
 	return -ENOENT;
 }
 
-const char *const *kt_counter_names(void)
+/* Names known to kt_counter_lookup(), NULL-terminated, static. */
+static const char *const *kt_counter_names(void)
 {
 	static const char *names[NR_COUNTERS + 1];
 	size_t i;
@@ -230,7 +231,9 @@ int kt_counters_disable(struct kt_counters *c)
 	return counters_ioctl(c, PERF_EVENT_IOC_DISABLE);
 }
 
-bool kt_counters_user_only(const struct kt_counters *c, int i)
+/* Does event i count user space only (the kernel refused more to an
+ * unprivileged user: perf_event_paranoid 2)? */
+static bool kt_counters_user_only(const struct kt_counters *c, int i)
 {
 	return i >= 0 && i < c->nr && c->user_only[i];
 }

@@ -20,8 +20,6 @@
 /* Software and hardware counters by name ("task-clock", "cycles" ...).
  * Returns 0 or -ENOENT for an unknown name. */
 int kt_counter_lookup(const char *name, uint32_t *type, uint64_t *config);
-/* Names known to kt_counter_lookup(), NULL-terminated, static. */
-const char *const *kt_counter_names(void);
 /* The same as one "a, b, c" line into buf (truncated to len). */
 size_t kt_counter_list(char *buf, size_t len);
 
@@ -50,9 +48,6 @@ int kt_counters_enable(struct kt_counters *c);
 int kt_counters_disable(struct kt_counters *c);
 /* 0, or the -errno that made event i unavailable. */
 int kt_counters_status(const struct kt_counters *c, int i);
-/* Does event i count user space only (the kernel refused more to an
- * unprivileged user: perf_event_paranoid 2)? */
-bool kt_counters_user_only(const struct kt_counters *c, int i);
 /* Read event i. Returns 0, or -errno (-EOPNOTSUPP when unavailable). */
 int kt_counters_read(struct kt_counters *c, int i, struct kt_counter_val *v);
 
