@@ -66,7 +66,11 @@ KT_CFLAGS := -std=gnu11 -fPIE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) 
 # Header dependencies come from the compiler (-MMD -MP, build/**/*.d).
 DEP_FLAGS = -MMD -MP
 
-SHLIB := $(B)/libktrace.so.$(VERSION)
+# The shared library's file: the soname's number, then the release's minor
+# and patch (libktrace.so.1.2.0 for soname 1, release 0.2.0), as libbpf names
+# its files; the soname moves only when the ABI breaks.
+SHLIB_NAME := libktrace.so.$(SOVERSION).$(word 2,$(subst ., ,$(VERSION))).$(word 3,$(subst ., ,$(VERSION)))
+SHLIB := $(B)/$(SHLIB_NAME)
 LIB_SRCS := $(sort $(wildcard lib/*.c lib/*/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -360,8 +364,8 @@ install: ktrace $(SHLIB) $(B)/install/libktrace.a
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions
 	install -m 0755 ktrace $(DESTDIR)$(BINDIR)/ktrace
 	install -m 0644 lib/ktrace.h $(DESTDIR)$(INCLUDEDIR)/ktrace.h
-	install -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libktrace.so.$(VERSION)
-	ln -sf libktrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION)
+	install -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB_NAME)
+	ln -sf $(SHLIB_NAME) $(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION)
 	ln -sf libktrace.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libktrace.so
 	install -m 0644 $(B)/install/libktrace.a $(DESTDIR)$(LIBDIR)/libktrace.a
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
@@ -384,7 +388,7 @@ install: ktrace $(SHLIB) $(B)/install/libktrace.a
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ktrace $(DESTDIR)$(INCLUDEDIR)/ktrace.h \
-		$(DESTDIR)$(LIBDIR)/libktrace.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/$(SHLIB_NAME) \
 		$(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libktrace.so $(DESTDIR)$(LIBDIR)/libktrace.a \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc \

@@ -21,7 +21,7 @@
 
 /* The release this header belongs to (the Makefile reads it from here). */
 #define KTRACE_VERSION_MAJOR 0
-#define KTRACE_VERSION_MINOR 1
+#define KTRACE_VERSION_MINOR 2
 #define KTRACE_VERSION_PATCH 0
 /* For comparisons: KTRACE_VERSION_CODE >= KTRACE_VERSION_OF(0, 2, 0). */
 #define KTRACE_VERSION_OF(a, b, c) ((a) * 10000 + (b) * 100 + (c))
