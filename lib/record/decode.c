@@ -24,111 +24,45 @@ void kt_decoder_free(struct kt_decoder *d)
 	free(d->per_event);
 }
 
-/* The CPU in a non-sample record's sample_id trailer, or -1. */
-static int trailer_cpu(const struct kt_decoder *d,
-		       const struct perf_event_header *h)
-{
-	uint64_t st = d->sample_type;
-	size_t tsz = 0;
-	const unsigned char *p;
-
-	if (!(st & PERF_SAMPLE_CPU))
-		return -1;
-	/* After CPU come IDENTIFIER only (of the fields we set). */
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		tsz += 8;
-	tsz += 8;
-	if (h->size < sizeof(*h) + tsz)
-		return -1;
-	p = (const unsigned char *)h + h->size - tsz;
-	return *(const uint32_t *)p;
-}
-
 /*
- * Parse a PERF_RECORD_SAMPLE into s. Returns 0 or -EINVAL for a record
- * shorter than its fields say, or of no event of the recording.
+ * A PERF_RECORD_SAMPLE as the caller's sample. Returns 0 or -EINVAL for a
+ * record shorter than its fields say, or of no event of the recording.
  */
 static int parse_sample(struct ktrace_record *r,
 			const struct perf_event_header *h,
 			struct ktrace_sample *s)
 {
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	const unsigned char *end = (const unsigned char *)h + h->size;
-	uint64_t st = r->dec.sample_type, id = 0;
+	struct kt_sample ks;
 
-	memset(s, 0, sizeof(*s));
-	s->type = KTRACE_SAMPLE_EVENT;
-	s->event = -1;
-#define NEED(n) do { if (p > end || (size_t)(end - p) < (size_t)(n)) return -EINVAL; } while (0)
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		NEED(8);
-		memcpy(&id, p, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_IP) {
-		NEED(8);
-		memcpy(&s->ip, p, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TID) {
-		NEED(8);
-		s->pid = ((const int32_t *)p)[0];
-		s->tid = ((const int32_t *)p)[1];
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		NEED(8);
-		memcpy(&s->time, p, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ADDR) {
-		NEED(8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		NEED(8);
-		memcpy(&id, p, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		NEED(8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		NEED(8);
-		s->cpu = *(const uint32_t *)p;
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_PERIOD) {
-		NEED(8);
-		memcpy(&s->period, p, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr;
-
-		NEED(8);
-		memcpy(&nr, p, 8);
-		p += 8;
-		if (nr > (uint64_t)(end - p) / 8)
-			return -EINVAL;
-		s->ips = (const uint64_t *)p;
-		s->nr_ips = nr;
-		p += nr * 8;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		uint32_t sz;
-
-		NEED(4);
-		memcpy(&sz, p, 4);
-		p += 4;
-		NEED(sz);
-		s->raw = p;
-		s->raw_size = sz;
-	}
-#undef NEED
-	s->event = kt_evtable_event_of(&r->evt, id);
+	if (kt_sample_parse(&r->dec.fmt, h, &ks))
+		return -EINVAL;
+	*s = (struct ktrace_sample){
+		.type = KTRACE_SAMPLE_EVENT,
+		.time = ks.time,
+		.cpu = ks.cpu,
+		.pid = ks.pid,
+		.tid = ks.tid,
+		.event = kt_evtable_event_of(&r->evt, ks.id),
+		.raw = ks.raw,
+		.raw_size = ks.raw_size,
+		.ips = ks.ips,
+		.nr_ips = ks.nr_ips,
+		.ip = ks.ip,
+		.period = ks.period,
+	};
 	return s->event < 0 ? -EINVAL : 0;
+}
+
+/* The CPU in a non-sample record's sample_id trailer, or -1. */
+static int trailer_cpu(const struct kt_decoder *d,
+		       const struct perf_event_header *h)
+{
+	struct kt_sample ks;
+
+	if (!(d->fmt.sample_type & PERF_SAMPLE_CPU) ||
+	    kt_sample_parse(&d->fmt, h, &ks))
+		return -1;
+	return ks.cpu;
 }
 
 /* A LOST record as a sample; 0, or -EINVAL when it is too short. */

@@ -18,6 +18,7 @@
 
 #include "ktrace.h"
 #include "capture/merge.h"
+#include "capture/sample.h"
 
 /* Every record in order; s: the sample already parsed from a SAMPLE
  * record, else NULL. */
@@ -26,9 +27,9 @@ typedef void (*kt_record_sink_fn)(void *ctx,
 				  const struct ktrace_sample *s);
 
 struct kt_decoder {
-	/* the layout of the samples it decodes (live with DWARF stacks: as
-	 * rewritten by ustack.c) */
-	uint64_t sample_type;
+	/* the layout of the records it decodes (live with DWARF stacks: as
+	 * rewritten by ustack.c), read by kt_sample_parse() */
+	struct kt_sample_fmt fmt;
 	/* the layout of the records as the source reads them: their
 	 * timestamps for the merge, the replay and the mappings' scan */
 	struct kt_merge_cfg mcfg;

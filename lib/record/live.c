@@ -270,7 +270,7 @@ static void learn_running(struct ktrace_record *r,
 	/* Tasks already running mapped their binaries before the recording
 	 * began: no MMAP2 record will name them. Read their maps now (as
 	 * perf synthesizes them) so that their user frames get names. */
-	if ((opts->callchain || (r->dec.sample_type & PERF_SAMPLE_IP)) &&
+	if ((opts->callchain || (r->dec.fmt.sample_type & PERF_SAMPLE_IP)) &&
 	    !opts->enable_on_exec)
 		read_running_maps(r, opts->pids, opts->nr_pids);
 	/* binaries read ahead for the processes named (a command, -p), not
@@ -326,9 +326,10 @@ int ktrace_record_open(struct ktrace_record *r,
 	/* The merge reads the rings' records; everything after it sees
 	 * them rewritten without the stack copies. */
 	r->ust.raw_sample_type = kt_perf_sample_type(r->live.perf);
-	r->dec.sample_type = r->ust.raw_sample_type &
-			     ~(uint64_t)(PERF_SAMPLE_REGS_USER |
-					 PERF_SAMPLE_STACK_USER);
+	r->dec.fmt.sample_type = r->ust.raw_sample_type &
+				 ~(uint64_t)(PERF_SAMPLE_REGS_USER |
+					     PERF_SAMPLE_STACK_USER);
+	r->dec.fmt.sample_id_all = true;
 	r->dec.mcfg.sample_type = r->ust.raw_sample_type;
 	r->dec.mcfg.sample_id_all = true;
 	ret = ids_from_perf(r);
@@ -342,7 +343,7 @@ int ktrace_record_open(struct ktrace_record *r,
 		return ret;
 	/* user addresses to name: mappings taken from the rings first */
 	r->dec.maps_pulled = opts->callchain ||
-			     (r->dec.sample_type & PERF_SAMPLE_IP);
+			     (r->dec.fmt.sample_type & PERF_SAMPLE_IP);
 	return 0;
 }
 

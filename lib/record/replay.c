@@ -133,11 +133,11 @@ static int load_events(struct ktrace_record *r, const char *path,
 	for (size_t i = 0; i < na; i++) {
 		const struct kt_kf_format *f = NULL;
 
-		if ((i && at[i].sample_type != r->dec.sample_type) ||
+		if ((i && at[i].sample_type != r->dec.fmt.sample_type) ||
 		    (at[i].sample_type & ~known))
 			return -kt_err_set(err, EBADMSG,
 					   "'%s': bad event table", path);
-		r->dec.sample_type = at[i].sample_type;
+		r->dec.fmt.sample_type = at[i].sample_type;
 		if (at[i].type != PERF_TYPE_TRACEPOINT) {
 			ret = load_counter(r, path, &at[i], err);
 			if (ret)
@@ -242,7 +242,8 @@ int kt_replay_load(struct ktrace_record *r, const char *path,
 		ret = load_tables(r);
 	if (ret)
 		return ret;
-	r->dec.mcfg.sample_type = r->dec.sample_type;
+	r->dec.fmt.sample_id_all = true;
+	r->dec.mcfg.sample_type = r->dec.fmt.sample_type;
 	r->dec.mcfg.sample_id_all = true;
 	return kt_decoder_stats_alloc(&r->dec, 4096, r->evt.nev) ? ENOMEM : 0;
 }

@@ -147,7 +147,7 @@ int ktrace_record_frames(struct ktrace_record *r,
 	kt_symbolizer_ksyms(sy);
 	if (!s->nr_ips) {
 		/* a sampling event's own address */
-		if (!(r->dec.sample_type & PERF_SAMPLE_IP) || s->event < 0 ||
+		if (!(r->dec.fmt.sample_type & PERF_SAMPLE_IP) || s->event < 0 ||
 		    s->event >= r->evt.nev || r->evt.ev[s->event].te)
 			return 0;
 		if (kt_kernel_ip(s->ip))

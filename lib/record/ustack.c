@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/sample.h"
 #include "record/addrspace.h"
 #include "record/ustack.h"
 #include "sym/unwind.h"
@@ -16,111 +17,55 @@
 /* Most user frames kept from a DWARF unwind (perf's default max-stack). */
 #define UW_MAX_FRAMES 127
 
-/* What a sample with a stack copy holds, as the rewrite needs it. */
-struct dwarf_sample {
-	struct kt_ustack us;	/* pid, tid, time, registers, stack */
-	const unsigned char *chain;	/* where CALLCHAIN is (or would be) */
-	uint64_t nr;		/* its kernel frames */
-	const unsigned char *raw, *raw_end;	/* RAW, its size first */
-};
-
-/* h's fields (u->raw_sample_type); 0, or -EINVAL when h is too short. */
+/* h's fields (u->raw_sample_type, always with CALLCHAIN: DWARF stacks
+ * are asked for with a callchain) and what the unwinder needs of them;
+ * 0, or -EINVAL when h is too short. */
 static int dwarf_parse(const struct kt_ustacks *u,
-		       const struct perf_event_header *h,
-		       struct dwarf_sample *d)
+		       const struct perf_event_header *h, struct kt_sample *s,
+		       struct kt_ustack *us)
 {
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	const unsigned char *end = (const unsigned char *)h + h->size;
-	uint64_t st = u->raw_sample_type, abi = 0, size, dyn;
+	const struct kt_sample_fmt fmt = {
+		.sample_type = u->raw_sample_type,
+		.regs_user = u->regs_mask,
+		.sample_id_all = true,
+	};
 
-	memset(d, 0, sizeof(*d));
-#define NEED(n) do { if (p > end || (size_t)(end - p) < (size_t)(n)) return -EINVAL; } while (0)
-	/* The fields before the callchain: only TID is needed here. */
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		p += 8;
-	if (st & PERF_SAMPLE_IP)
-		p += 8;
-	if (st & PERF_SAMPLE_TID) {
-		NEED(8);
-		d->us.pid = ((const int32_t *)p)[0];
-		d->us.tid = ((const int32_t *)p)[1];
-		p += 8;
+	if (kt_sample_parse(&fmt, h, s) || !s->ips)
+		return -EINVAL;
+	memset(us, 0, sizeof(*us));
+	us->pid = s->pid;
+	us->tid = s->tid;
+	/* untimed: every mapping known */
+	us->time = fmt.sample_type & PERF_SAMPLE_TIME ? s->time : UINT64_MAX;
+	if (s->regs) {
+		us->regs = s->regs;
+		us->regs_mask = u->regs_mask;
 	}
-	d->us.time = UINT64_MAX;	/* untimed: every mapping known */
-	if (st & PERF_SAMPLE_TIME) {
-		NEED(8);
-		memcpy(&d->us.time, p, 8);
-		p += 8;
-	}
-	p += 8 * (!!(st & PERF_SAMPLE_ADDR) +
-		  !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-		  !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD));
-	d->chain = p;
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		NEED(8);
-		memcpy(&d->nr, p, 8);
-		p += 8;
-		if (d->nr > (uint64_t)(end - p) / 8)
-			return -EINVAL;
-		p += d->nr * 8;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		uint32_t sz;
-
-		d->raw = p;
-		NEED(4);
-		memcpy(&sz, p, 4);
-		p += 4;
-		NEED(sz);
-		p += sz;
-		d->raw_end = p;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		NEED(8);
-		memcpy(&abi, p, 8);
-		p += 8;
-		if (abi) {
-			int n = __builtin_popcountll(u->regs_mask);
-
-			NEED(8 * n);
-			d->us.regs = (const uint64_t *)p;
-			d->us.regs_mask = u->regs_mask;
-			p += 8 * n;
-		}
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		NEED(8);
-		memcpy(&size, p, 8);
-		p += 8;
-		if (size) {
-			NEED(size);
-			d->us.stack = p;
-			p += size;
-			NEED(8);
-			memcpy(&dyn, p, 8);
-			d->us.stack_size = dyn < size ? dyn : size;
-		}
-	}
-#undef NEED
+	us->stack = s->stack;
+	us->stack_size = s->stack_dyn_size;
 	return 0;
 }
 
 /*
  * h rebuilt in u->rec without its registers and stack copy: the fields
  * before the callchain as they were, the kernel's frames then nu user
- * frames after a PERF_CONTEXT_USER marker, RAW. NULL when it does not fit
- * a record (or memory).
+ * frames after a PERF_CONTEXT_USER marker, RAW (its u32 size first).
+ * NULL when it does not fit a record (or memory).
  */
 static const struct perf_event_header *
 dwarf_rebuild(struct kt_ustacks *u, const struct perf_event_header *h,
-	      const struct dwarf_sample *d, const uint64_t *uips, int nu)
+	      const struct kt_sample *s, const uint64_t *uips, int nu)
 {
-	size_t prefix = d->chain - (const unsigned char *)(h + 1), need;
+	/* the callchain's u64 nr is just before ips */
+	const unsigned char *chain = (const unsigned char *)(s->ips - 1);
+	size_t prefix = chain - (const unsigned char *)(h + 1), need;
+	const unsigned char *raw = s->raw ?
+				   (const unsigned char *)s->raw - 4 : NULL;
+	size_t raw_len = raw ? 4 + (size_t)s->raw_size : 0;
 	struct perf_event_header *nh;
 	unsigned char *o;
 
-	need = sizeof(*h) + prefix + 8 + (d->nr + 1 + nu) * 8 +
-	       (d->raw ? d->raw_end - d->raw : 0);
+	need = sizeof(*h) + prefix + 8 + (s->nr_ips + 1 + nu) * 8 + raw_len;
 	need = (need + 7) & ~(size_t)7;
 	if (need > 65535)
 		return NULL;
@@ -137,22 +82,22 @@ dwarf_rebuild(struct kt_ustacks *u, const struct perf_event_header *h,
 	o = (unsigned char *)(nh + 1);
 	memcpy(o, h + 1, prefix);
 	o += prefix;
-	if (u->raw_sample_type & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t total = d->nr + (nu ? nu + 1 : 0);
+	{
+		uint64_t total = s->nr_ips + (nu ? nu + 1 : 0);
 		uint64_t marker = PERF_CONTEXT_USER;
 
 		memcpy(o, &total, 8);
-		memcpy(o + 8, d->chain + 8, d->nr * 8);
-		o += 8 + d->nr * 8;
+		memcpy(o + 8, s->ips, s->nr_ips * 8);
+		o += 8 + s->nr_ips * 8;
 		if (nu) {
 			memcpy(o, &marker, 8);
 			memcpy(o + 8, uips, nu * 8);
 			o += 8 + nu * 8;
 		}
 	}
-	if (d->raw) {
-		memcpy(o, d->raw, d->raw_end - d->raw);
-		o += d->raw_end - d->raw;
+	if (raw) {
+		memcpy(o, raw, raw_len);
+		o += raw_len;
 	}
 	while ((size_t)(o - u->rec) < need)
 		*o++ = 0;
@@ -165,16 +110,17 @@ kt_ustacks_unwind(struct kt_ustacks *u, struct kt_addrspace *as,
 		  const struct perf_event_header *h)
 {
 	uint64_t uips[UW_MAX_FRAMES];
-	struct dwarf_sample d;
+	struct kt_sample s;
+	struct kt_ustack us;
 	int nu = 0;
 
-	if (dwarf_parse(u, h, &d))
+	if (dwarf_parse(u, h, &s, &us))
 		return NULL;
 	/* A sample taken in the kernel for a kernel thread has no user
 	 * registers (abi 0): no user frames. */
-	if (d.us.regs && d.us.stack)
-		nu = kt_addrspace_unwind(as, &d.us, uips, UW_MAX_FRAMES);
-	return dwarf_rebuild(u, h, &d, uips, nu);
+	if (us.regs && us.stack)
+		nu = kt_addrspace_unwind(as, &us, uips, UW_MAX_FRAMES);
+	return dwarf_rebuild(u, h, &s, uips, nu);
 }
 
 void kt_ustacks_free(struct kt_ustacks *u)

@@ -53,7 +53,7 @@ static void writer_sink(void *ctx, const struct perf_event_header *h,
 			const struct ktrace_sample *s)
 {
 	struct ktrace_record *r = ctx;
-	uint64_t st = r->dec.sample_type;
+	uint64_t st = r->dec.fmt.sample_type;
 
 	if (s && (st & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)))
 		kt_symbolize_mark(&r->sym, &r->as, s,
@@ -87,7 +87,7 @@ static int write_header(struct ktrace_record *r, const char *cmdline)
 			.type = t->ev[i].type,
 			.flags = KT_KF_ATTR_SAMPLE_ID_ALL,
 			.config = t->ev[i].config,
-			.sample_type = r->dec.sample_type,
+			.sample_type = r->dec.fmt.sample_type,
 			.clockid = CLOCK_MONOTONIC,
 			.name = t->ev[i].fullname,
 		};
@@ -116,7 +116,7 @@ static bool uses_ksyms(const struct ktrace_record *r)
 	for (int i = 0; i < r->evt.nev; i++)
 		sym_fields |= r->evt.ev[i].sym_fields;
 	return sym_fields ||
-	       (r->dec.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP));
+	       (r->dec.fmt.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP));
 }
 
 int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
