@@ -240,6 +240,51 @@ static int seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
 	return KT_OK;
 }
 
+/*
+ * The highest -F the kernel takes: kernel.perf_event_max_sample_rate
+ * (100000 by default, and the kernel lowers it when samples take too
+ * long); above it perf_event_open fails with a bare EINVAL. The sysctl is
+ * an int: INT32_MAX when it cannot be read.
+ */
+static unsigned long long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v && v <= INT32_MAX ? v : INT32_MAX;
+}
+
+/* -F HZ or -c PERIOD of the sampling events: the last one given wins. */
+static int sample_opt(struct kt_ctx *ctx, struct kt_capture_opts *co,
+		      int opt, const char *arg)
+{
+	/* the kernel refuses a period with bit 63 set */
+	unsigned long long v = 0, max = opt == 'F' ? max_sample_rate() :
+						     INT64_MAX;
+	char *end = NULL;
+
+	errno = 0;
+	/* digits only: strtoull takes " -1" as 2^64 - 1 */
+	if (isdigit((unsigned char)*arg))
+		v = strtoull(arg, &end, 10);
+	if (!v || errno || *end || v > max)
+		return opt == 'F' ?
+		       kt_usage_error(ctx, NULL,
+				      "bad frequency '%s' (samples a second, 1 to %llu: kernel.perf_event_max_sample_rate)",
+				      arg, max) :
+		       kt_usage_error(ctx, NULL,
+				      "bad period '%s' (events per sample, 1 to 2^63-1)",
+				      arg);
+	co->sample_freq = opt == 'F' ? v : 0;
+	co->sample_period = opt == 'F' ? 0 : v;
+	return KT_OK;
+}
+
 int kt_ring_pages_parse(const char *s, size_t *pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -294,25 +339,47 @@ int kt_ring_pages_parse(const char *s, size_t *pages)
 	return 0;
 }
 
-/* spec (len bytes of it) as the next -e. KT_OK or KT_FAIL (no memory). */
+/* One -e: an inline probe, else a name or glob that kt_events_expand()
+ * takes (a perf event's name passes the glob check too). */
+static int spec_check(struct kt_ctx *ctx, const char *spec)
+{
+	if (kt_inline_is(spec) || !kt_glob_check(spec))
+		return KT_OK;
+	return kt_usage_error(ctx, NULL,
+			      "bad event '%s': expected SYSTEM:EVENT (globs allowed), a perf event (cpu-clock...) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
+			      spec);
+}
+
+/* spec (len bytes of it) as the next -e, once checked. KT_OK, a usage
+ * error or KT_FAIL (no memory). */
 static int spec_add(struct kt_ctx *ctx, struct kt_capture_opts *co,
 		    const char *spec, size_t len)
 {
-	char **ns = realloc(co->specs, (co->nspecs + 1) * sizeof(*ns));
+	char *copy = strndup(spec, len), **ns;
 	const char **nf;
+	int ret;
 
-	if (!ns)
+	if (!copy)
 		return kt_error(ctx, KT_FAIL, "out of memory");
+	ret = spec_check(ctx, copy);
+	if (ret)
+		goto out;
+	ns = realloc(co->specs, (co->nspecs + 1) * sizeof(*ns));
+	if (!ns)
+		goto nomem;
 	co->specs = ns;
 	nf = realloc(co->filters, (co->nspecs + 1) * sizeof(*nf));
 	if (!nf)
-		return kt_error(ctx, KT_FAIL, "out of memory");
+		goto nomem;
 	co->filters = nf;
-	co->specs[co->nspecs] = strndup(spec, len);
-	if (!co->specs[co->nspecs])
-		return kt_error(ctx, KT_FAIL, "out of memory");
+	co->specs[co->nspecs] = copy;
 	co->filters[co->nspecs++] = NULL;
 	return KT_OK;
+nomem:
+	ret = kt_error(ctx, KT_FAIL, "out of memory");
+out:
+	free(copy);
+	return ret;
 }
 
 /* -e: one event, or (co->lists) a comma list of them; an inline probe is
@@ -368,6 +435,9 @@ int kt_capture_opt(struct kt_ctx *ctx, struct kt_capture_opts *co, int opt,
 		return target_opt(ctx, &co->tg, opt, arg);
 	case 'd':
 		return seconds_parse(ctx, arg, &co->duration);
+	case 'F':
+	case 'c':
+		return sample_opt(ctx, co, opt, arg);
 	}
 	return -1;
 }
@@ -421,8 +491,6 @@ static int glob_events(struct kt_ctx *ctx, const char *glob, int i,
 	unsigned int hit = 0;
 	int ret = KT_OK;
 
-	if (kt_glob_check(glob))
-		return kt_usage_error(ctx, NULL, "bad event pattern '%s'", glob);
 	evs = ktrace_events_alloc(ctx->tfs, &glob, 1, &hit);
 	if (!evs)
 		return kt_error(ctx, KT_FAIL, "cannot list events in %s: %s%s",

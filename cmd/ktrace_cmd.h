@@ -188,7 +188,7 @@ const char *kt_target_describe(const struct kt_target *t, char *buf,
 int kt_target_finish(struct kt_target *t, bool stop);
 /* ktrace's exit status: ret when it failed; with a command stopped by a
  * signal to ktrace, 128 + that signal; else the command's status unless
- * stopped (-d, -c ended it on purpose); else ret. */
+ * stopped (-d, --max-events ended it on purpose); else ret. */
 int kt_target_status(const struct kt_target *t, int ret, int status,
 		     bool stopped);
 /*
@@ -199,8 +199,11 @@ int kt_target_status(const struct kt_target *t, int ret, int status,
 int kt_ring_pages_parse(const char *s, size_t *pages);
 /*
  * The options record, stat and top share, parsed in one place: -e EVENT
- * (stat: comma lists), --filter EXPR (record: for the -e before it), the
- * target's -p PIDS, -a, -C CPUS, and -d SECS.
+ * (stat: comma lists; each an inline probe or a name or glob
+ * kt_events_expand() takes), --filter EXPR (record: for the -e before it),
+ * the target's -p PIDS, -a, -C CPUS, -d SECS, and the sampling rate of
+ * record and top: -F HZ (1 to kernel.perf_event_max_sample_rate) or
+ * -c PERIOD (1 to 2^63-1), the last one given.
  */
 struct kt_capture_opts {
 	struct kt_target tg;
@@ -208,6 +211,8 @@ struct kt_capture_opts {
 	const char **filters;	/* each -e's --filter (argv's), or NULL */
 	int nspecs;
 	double duration;	/* -d; 0: none */
+	uint64_t sample_period;	/* -c; 0: none */
+	unsigned int sample_freq;	/* -F; 0: none */
 	bool lists;		/* set by the caller: -e takes 'a,b,c' */
 };
 #define KT_CAPTURE_OPTS_INIT { .tg = KT_TARGET_INIT }
@@ -245,9 +250,9 @@ enum kt_loop_end kt_loop_run(struct kt_target *t, const struct timespec *t0,
  * are created (in inl: kt_inline_destroy() after the perf fds close),
  * then add(arg, i, name) runs for each event spec i names: the inline
  * probe's event, a name without ':' as is (a counter), every event a
- * SYSTEM:EVENT glob matches. Stops at add's first non-zero status.
- * Errors printed; KT_OK or the status (no match: KT_FAIL; a bad glob:
- * KT_USAGE).
+ * SYSTEM:EVENT glob matches (specs as kt_capture_opt() checked them).
+ * Stops at add's first non-zero status. Errors printed; KT_OK or the
+ * status (no match: KT_FAIL).
  */
 int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
 		     char *const *specs, int n,

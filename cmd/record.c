@@ -63,7 +63,7 @@ static const struct option record_opts[] = {
 /* A run of record: its options, then what it opened. */
 struct rec_cmd {
 	struct kt_ctx *ctx;
-	struct kt_capture_opts co;	/* -e, --filter, the target, -d */
+	struct kt_capture_opts co;	/* -e, --filter, the target, -d, -F, -c */
 	struct ktrace_record_opts ro;
 	bool cg_set;			/* --call-graph given: -g keeps it */
 	const char *output;		/* -o */
@@ -171,31 +171,6 @@ static int call_graph_parse(struct kt_ctx *ctx, const char *arg,
 	return KT_OK;
 }
 
-/* -F HZ or -c PERIOD of the sampling events: the last one given wins. */
-static int sample_rate_parse(struct kt_ctx *ctx, int opt, const char *arg,
-			     struct ktrace_record_opts *ro)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end || !v || *arg == '-' ||
-	    (opt == 'F' && v > 1000000))
-		return kt_usage_error(ctx, NULL, opt == 'F' ?
-				      "bad frequency '%s' (samples a second, 1 to 1000000)" :
-				      "bad period '%s' (events per sample)",
-				      arg);
-	if (opt == 'F') {
-		ro->sample_freq = v;
-		ro->sample_period = 0;
-	} else {
-		ro->sample_period = v;
-		ro->sample_freq = 0;
-	}
-	return KT_OK;
-}
-
 /* An option of record's own (not shared with stat and top): KT_OK, a
  * usage error, or -1 when it is none of them. */
 static int record_opt(struct rec_cmd *rc, int opt, const char *arg)
@@ -232,9 +207,6 @@ static int record_opt(struct rec_cmd *rc, int opt, const char *arg)
 			return kt_usage_error(ctx, NULL, "bad event count '%s'",
 					      arg);
 		return KT_OK;
-	case 'c':
-	case 'F':
-		return sample_rate_parse(ctx, opt, arg, &rc->ro);
 	}
 	return -1;
 }
@@ -264,17 +236,7 @@ static int record_parse(struct rec_cmd *rc, int argc, char **argv)
 	if (!rc->co.nspecs)
 		return kt_usage_error(ctx, record_usage, "missing -e EVENT");
 	ret = kt_target_check(ctx, &rc->co.tg, argc - optind, argv + optind);
-	if (ret)
-		return ret;
-	for (int i = 0; i < rc->co.nspecs; i++) {
-		const char *spec = rc->co.specs[i];
-
-		if (!kt_inline_is(spec) && kt_glob_check(spec))
-			return kt_usage_error(ctx, NULL,
-					      "bad event '%s': expected SYSTEM:EVENT (globs allowed) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC",
-					      spec);
-	}
-	return -1;
+	return ret ? ret : -1;
 }
 
 /* The events of -e (globs expanded, inline probes made), then the rings
@@ -303,6 +265,8 @@ static int record_open(struct rec_cmd *rc)
 	rc->ro.enable_on_exec = tg->argc > 0;
 	rc->ro.cpus = tg->cpus;
 	rc->ro.nr_cpus = tg->ncpus;
+	rc->ro.sample_freq = rc->co.sample_freq;
+	rc->ro.sample_period = rc->co.sample_period;
 	if (ktrace_record_open(rc->rec, &rc->ro, &err) < 0) {
 		ret = kt_error_detail(rc->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
@@ -439,7 +403,8 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	ret = record_finish(&rc, ret);
 	record_summary(&rc);
 out:
-	/* A workload still running after -d, -c or a signal is stopped. */
+	/* A workload still running after -d, --max-events or a signal is
+	 * stopped. */
 	status = kt_target_finish(tg, kt_stop_signal || ret || stopped);
 	/* Close the perf fds before removing the probes they use. */
 	ktrace_record_free(rc.rec);
@@ -448,6 +413,7 @@ out:
 	kt_inline_destroy(ctx, &rc.inl);
 	kt_signals_restore(&rc.sigs);
 	kt_capture_opts_free(&rc.co);
-	/* The workload's exit status, unless -d/-c ended it on purpose. */
+	/* The workload's exit status, unless -d or --max-events ended it on
+	 * purpose. */
 	return kt_target_status(tg, ret, status, stopped);
 }

@@ -79,8 +79,8 @@ struct top_ev {
 /* A run of top: its options, what it opened, the screen's state. */
 struct top_run {
 	struct kt_ctx *ctx;
-	struct kt_capture_opts co;	/* -e, the target, -d */
-	struct ktrace_record_opts ro;	/* -F, -c */
+	struct kt_capture_opts co;	/* -e, the target, -d, -F, -c */
+	struct ktrace_record_opts ro;
 	struct kt_inline inl;
 	struct kt_signals sigs;
 	struct ktrace_record *rec;	/* sampling events, or NULL */
@@ -416,18 +416,6 @@ static int top_opt(struct top_run *run, int opt, const char *arg)
 	int ret;
 
 	switch (opt) {
-	case 'F':
-		ret = parse_num(ctx, arg, 1, 1000000,
-				"frequency (samples a second)", &v);
-		run->ro.sample_freq = v;
-		run->ro.sample_period = 0;
-		return ret;
-	case 'c':
-		ret = parse_num(ctx, arg, 1, INT32_MAX,
-				"period (events per sample)", &v);
-		run->ro.sample_period = v;
-		run->ro.sample_freq = 0;
-		return ret;
 	case 'I':
 		return parse_num(ctx, arg, 100, 3600000,
 				 "interval (milliseconds, at least 100)",
@@ -488,15 +476,6 @@ static int top_parse(struct top_run *run, int argc, char **argv)
 	if (tg->ncpus && tg->npids)
 		return kt_usage_error(ctx, NULL,
 				      "-C watches CPUs system-wide: not with -p");
-	for (int i = 0; i < run->co.nspecs; i++) {
-		const char *spec = run->co.specs[i];
-
-		if (!kt_inline_is(spec) && strchr(spec, ':') &&
-		    kt_glob_check(spec))
-			return kt_usage_error(ctx, NULL,
-					      "bad event '%s': expected SYSTEM:EVENT (globs allowed), a sampling event or an inline probe",
-					      spec);
-	}
 	return -1;
 }
 
@@ -536,6 +515,8 @@ static int top_open(struct top_run *run)
 		run->ro.inherit = tg->npids > 0;
 		run->ro.cpus = tg->cpus;
 		run->ro.nr_cpus = tg->ncpus;
+		run->ro.sample_freq = run->co.sample_freq;
+		run->ro.sample_period = run->co.sample_period;
 		if (ktrace_record_open(run->rec, &run->ro, &err) < 0)
 			goto fail;
 	}

@@ -218,15 +218,15 @@ static void test_opts_events_filters(void **state)
 		"ktrace: --filter must follow the -e it applies to\n");
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', arg), KT_OK);
 	arg[0] = 'X';
-	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', "a:b,c:d"), KT_OK);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', "a:b"), KT_OK);
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'f', "pid == 1"), KT_OK);
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'f', "pid == 2"),
 			 KT_USAGE);
 	assert_string_equal(diag_text(&d),
-		"ktrace: two --filter for -e 'a:b,c:d'\n");
+		"ktrace: two --filter for -e 'a:b'\n");
 	assert_int_equal(co.nspecs, 2);
 	assert_string_equal(co.specs[0], "sched:*");
-	assert_string_equal(co.specs[1], "a:b,c:d");	/* not a list here */
+	assert_string_equal(co.specs[1], "a:b");
 	assert_null(co.filters[0]);
 	assert_string_equal(co.filters[1], "pid == 1");
 	kt_capture_opts_free(&co);
@@ -272,6 +272,47 @@ static void test_opts_lists(void **state)
 	diag_close(&d);
 }
 
+/* Each -e is an inline probe, a perf event's name or a SYSTEM:EVENT
+ * glob; anything else is refused as it is parsed, a list's names one by
+ * one (without lists a comma is no list: refused too). */
+static void test_opts_event_check(void **state)
+{
+	static const char *const good[] = {
+		"sched:sched_*", "cpu-clock", "sys*:*enter_[rw]*",
+		"kprobe:do_sys_open+0x10 fd=%di", "uretprobe:/bin/sh:main",
+	};
+	static const char *const bad[] = {
+		"a b", "a:b:c", "x:[ab", "x/y", "a..b:c", "a:b,c:d",
+	};
+	static const char fmt[] =
+		"ktrace: bad event '%s': expected SYSTEM:EVENT (globs allowed), a perf event (cpu-clock...) or kprobe:/kretprobe:/uprobe:/uretprobe:SPEC\n";
+	struct kt_capture_opts co = KT_CAPTURE_OPTS_INIT;
+	char want[256];
+	struct diag d;
+
+	(void)state;
+	diag_open(&d);
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', good[i]),
+				 KT_OK);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', bad[i]),
+				 KT_USAGE);
+		snprintf(want, sizeof(want), fmt, bad[i]);
+		assert_string_equal(diag_text(&d), want);
+	}
+	assert_int_equal(co.nspecs, 5);
+	co.lists = true;
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'e', "cycles,a b,x:y"),
+			 KT_USAGE);
+	snprintf(want, sizeof(want), fmt, "a b");
+	assert_string_equal(diag_text(&d), want);
+	assert_int_equal(co.nspecs, 6);	/* cycles, before the bad one */
+	assert_string_equal(co.specs[5], "cycles");
+	kt_capture_opts_free(&co);
+	diag_close(&d);
+}
+
 /* The target's options and -d; anything else is not the parser's. */
 static void test_opts_target_duration(void **state)
 {
@@ -303,6 +344,122 @@ static void test_opts_target_duration(void **state)
 	diag_close(&d);
 }
 
+/* kernel.perf_event_max_sample_rate as the kernel says it now: the
+ * highest -F (INT32_MAX, the sysctl's own bound, without /proc). */
+static unsigned long long max_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long v = INT32_MAX;
+
+	if (f) {
+		assert_int_equal(fscanf(f, "%llu", &v), 1);
+		fclose(f);
+	}
+	return v;
+}
+
+/* What -F or -c says of arg. */
+static const char *sample_refused(int opt, const char *arg,
+				  unsigned long long max)
+{
+	static char want[192];
+
+	if (opt == 'F')
+		snprintf(want, sizeof(want),
+			 "ktrace: bad frequency '%s' (samples a second, 1 to %llu: kernel.perf_event_max_sample_rate)\n",
+			 arg, max);
+	else
+		snprintf(want, sizeof(want),
+			 "ktrace: bad period '%s' (events per sample, 1 to 2^63-1)\n",
+			 arg);
+	return want;
+}
+
+/*
+ * -F at the kernel's highest rate and one above. The kernel lowers the
+ * rate when samples take too long (a tracer elsewhere on the machine):
+ * false when it moved during the try.
+ */
+static bool rate_bounds(struct kt_capture_opts *co, struct diag *d)
+{
+	unsigned long long max = max_rate();
+	char at[32], above[32];
+	int ok, refused;
+	const char *msg;
+
+	snprintf(at, sizeof(at), "%llu", max);
+	snprintf(above, sizeof(above), "%llu", max + 1);
+	ok = kt_capture_opt(&d->ctx, co, 'F', at);
+	refused = kt_capture_opt(&d->ctx, co, 'F', above);
+	msg = diag_text(d);
+	if (max_rate() != max)
+		return false;
+	assert_int_equal(ok, KT_OK);
+	assert_int_equal(refused, KT_USAGE);
+	assert_string_equal(msg, sample_refused('F', above, max));
+	assert_int_equal(co->sample_freq, max);
+	assert_int_equal(co->sample_period, 0);
+	return true;
+}
+
+/* -F HZ and -c PERIOD: the last one given wins; 1 to the kernel's
+ * highest rate, 1 to 2^63-1 (the kernel refuses bit 63 of a period);
+ * nothing but digits. A refused one leaves the last good one. */
+static void test_opts_sample_rate(void **state)
+{
+	static const char *const bad[] = {
+		"0", "", "12x", "x", "-5", " 5", "+5", "0x10", "1e3", "1.5",
+		"18446744073709551616",	/* ERANGE */
+		"18446744073709551617",	/* 1 after wrapping */
+	};
+	struct kt_capture_opts co = KT_CAPTURE_OPTS_INIT;
+	unsigned long long max = max_rate();
+	int tries = 0;
+	struct diag d;
+
+	(void)state;
+	diag_open(&d);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'F', "99"), KT_OK);
+	assert_int_equal(co.sample_freq, 99);
+	assert_int_equal(co.sample_period, 0);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'c', "1"), KT_OK);
+	assert_int_equal(co.sample_freq, 0);
+	assert_int_equal(co.sample_period, 1);
+	while (!rate_bounds(&co, &d))
+		assert_true(++tries < 10);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'c',
+					 "9223372036854775807"), KT_OK);
+	assert_true(co.sample_period == INT64_MAX);
+	assert_int_equal(co.sample_freq, 0);
+	assert_string_equal(diag_text(&d), "");
+
+	/* 1 once cut to the unsigned int it is kept in */
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'F', "4294967297"),
+			 KT_USAGE);
+	max = max_rate();
+	assert_string_equal(diag_text(&d),
+			    sample_refused('F', "4294967297", max));
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'c',
+					 "9223372036854775808"), KT_USAGE);
+	assert_string_equal(diag_text(&d),
+			    sample_refused('c', "9223372036854775808", max));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(kt_capture_opt(&d.ctx, &co, 'F', bad[i]),
+				 KT_USAGE);
+		max = max_rate();
+		assert_string_equal(diag_text(&d),
+				    sample_refused('F', bad[i], max));
+		assert_int_equal(kt_capture_opt(&d.ctx, &co, 'c', bad[i]),
+				 KT_USAGE);
+		assert_string_equal(diag_text(&d),
+				    sample_refused('c', bad[i], max));
+	}
+	assert_true(co.sample_period == INT64_MAX);
+	assert_int_equal(co.sample_freq, 0);
+	kt_capture_opts_free(&co);
+	diag_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,7 +471,9 @@ int main(void)
 		cmocka_unit_test(test_parse_pages),
 		cmocka_unit_test(test_opts_events_filters),
 		cmocka_unit_test(test_opts_lists),
+		cmocka_unit_test(test_opts_event_check),
 		cmocka_unit_test(test_opts_target_duration),
+		cmocka_unit_test(test_opts_sample_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
