@@ -759,6 +759,10 @@ assert recs and all(r["event"] == "cpu-clock" and type(r["period"]) is int and r
 	expect_status 1 $KTRACE record -e cycles -- true || return 1
 	expect_contains "no PMU" "$ERR" "cannot record 'cycles': this machine has no hardware performance counters" || return 1
 	expect_status 2 $KTRACE record -e cpu-clock -F 0 -- true || return 1
+	# -c's range is the kernel's: its top opens, one more is refused
+	expect_status 0 $KTRACE record -e cpu-clock -c 9223372036854775807 -- true || return 1
+	expect_status 2 $KTRACE record -e cpu-clock -c 9223372036854775808 -- true || return 1
+	expect_contains "-c range" "$ERR" "bad period '9223372036854775808' (events per sample, 1 to 2^63-1)" || return 1
 	expect_status 1 $KTRACE record -e cpu-clock --filter 'x == 1' -- true || return 1
 	expect_contains "no filter" "$ERR" "takes no --filter"
 }
