@@ -22,7 +22,7 @@
  * place among its neighbours. Within one source a record older than the one
  * before it is moved back (a short insertion sort). A record older than one
  * already emitted cannot be placed any more: it is emitted in the next round
- * and counted in nr_late.
+ * and counted as late (kt_merge_stats()).
  *
  * The hot path does not allocate: arenas and entry arrays grow by doubling
  * and are reused.
