@@ -374,7 +374,6 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 	ret = record_parse(&rc, argc, argv);
 	if (ret >= 0)
 		goto out;
-	ret = KT_OK;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;

@@ -313,7 +313,6 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	ret = stat_parse(&sc, argc, argv);
 	if (ret >= 0)
 		goto out;
-	ret = KT_OK;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;

@@ -560,7 +560,6 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 	ret = top_parse(&run, argc, argv);
 	if (ret >= 0)
 		goto out;
-	ret = KT_OK;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
 		goto out;
