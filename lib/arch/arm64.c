@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-only
-/* arm64 (AAPCS64): arguments in x0-x7, the result in x0. */
+/*
+ * arm64 (AAPCS64): integer arguments in x0-x7, floating point in v0-v7,
+ * the result in x0. A composite over 16 bytes is passed as a pointer to
+ * the caller's copy; an argument aligned to 16 starts at an even
+ * register; once one does not fit, all later ones are on the stack.
+ */
 #include <elf.h>
 
 #include "arch/arch.h"
@@ -31,6 +36,12 @@ const struct kt_arch kt_arch_arm64 = {
 	.nr_dwarf_regs = sizeof(arm64_dwarf) / sizeof(*arm64_dwarf),
 	.abi = "AAPCS64",
 	.stack_arg0 = 0,
+	.sp_reg = "%sp",
+	.nr_fp_arg_regs = 8,		/* v0-v7 */
+	.big_by_ref = true,
+	.unaligned_in_memory = false,
+	.pair_even = true,
+	.miss_closes_regs = true,
 	.perf_regs = arm64_perf,
 	.perf_sp = 31,
 	.perf_pc = 32,

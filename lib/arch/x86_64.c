@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-only
-/* x86-64 (SysV ABI) and its 32-bit sibling i386, for user binaries. */
+/*
+ * x86-64 (SysV ABI) and its 32-bit sibling i386, for user binaries.
+ * Arguments: integers in six registers, floating point in xmm0-7; a
+ * struct over 16 bytes or with a misaligned member is copied into the
+ * stack arguments; one that does not fit in the registers left goes to
+ * the stack and a later one may still take them.
+ */
 #include <elf.h>
 #include <stddef.h>
 
@@ -31,6 +37,12 @@ const struct kt_arch kt_arch_x86_64 = {
 	.nr_dwarf_regs = sizeof(x86_64_dwarf) / sizeof(*x86_64_dwarf),
 	.abi = "x86-64",
 	.stack_arg0 = 1,
+	.sp_reg = "%sp",
+	.nr_fp_arg_regs = 8,		/* xmm0-7 */
+	.big_by_ref = false,		/* class MEMORY: on the stack */
+	.unaligned_in_memory = true,
+	.pair_even = false,
+	.miss_closes_regs = false,
 	.perf_regs = x86_64_perf,
 	.perf_sp = 7,
 	.perf_pc = 8,

@@ -55,6 +55,7 @@ struct kt_btf {
 	struct symset black;
 	struct symset filter;
 	struct btf *btf;
+	const struct kt_arch *arch;	/* NULL: the running kernel's */
 	int btf_err;		/* 0: not tried yet or loaded */
 	bool btf_tried;
 	bool btf_has_tags;	/* a "user" TYPE_TAG exists in the BTF */
@@ -264,12 +265,14 @@ static int dup_path(char **dst, const char *path, const char *def)
 
 struct kt_btf *kt_btf_open(const char *btf_path, const char *kallsyms_path,
 			   const char *blacklist_path,
-			   const char *filter_funcs_path)
+			   const char *filter_funcs_path,
+			   const struct kt_arch *arch)
 {
 	struct kt_btf *kb = calloc(1, sizeof(*kb));
 
 	if (!kb)
 		return NULL;
+	kb->arch = arch;
 	if (dup_path(&kb->btf_path, btf_path, KT_BTF_PATH) ||
 	    dup_path(&kb->kallsyms_path, kallsyms_path,
 		     KT_BTF_KALLSYMS_PATH) ||
@@ -629,28 +632,6 @@ nomem:
 }
 
 /* ------------------------------------------------------ argument resolver */
-
-/*
- * Integer register slots a parameter of type id takes: one or two for
- * integers, pointers and structs of up to 16 bytes, 0 for floating point
- * and bigger structs (see walk_param()).
- */
-static int param_slots(const struct btf *btf, __u32 id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id,
-								  NULL));
-
-	if (!t)
-		return 1;
-	if (btf_is_float(t))
-		return 0;
-	if (btf_is_composite(t) || btf_is_int(t)) {
-		if (t->size > 16)
-			return 0;
-		return t->size > 8 ? 2 : 1;
-	}
-	return 1;
-}
 
 static bool user_name_heuristic(const char *func, const char *param)
 {
@@ -1201,86 +1182,174 @@ static int err_at(struct ktrace_err *err, int ret, const char *expr, int pos)
 	return ret;
 }
 
-/* Bytes of a parameter passed in memory (a struct over 16 bytes). */
-static unsigned int mem_size(const struct btf *btf, __u32 id)
+/*
+ * The natural alignment of type id as both conventions compute it: its
+ * size for scalars, the largest of its members' for a composite, 1 for a
+ * packed one. Notes in *unaligned a member off its alignment, in *fp a
+ * floating-point one. 0: BTF does not say (or nests absurdly deep).
+ */
+static unsigned int type_align(const struct btf *btf, __u32 id,
+			       bool *unaligned, bool *fp, int depth)
 {
 	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id,
 								  NULL));
+	unsigned int align = 1, a;
+	bool packed = false;
 
-	return t && btf_is_composite(t) && t->size > 16 ? t->size : 0;
+	if (!t || depth > 32)
+		return 0;
+	if (btf_is_ptr(t))
+		return sizeof(__u64);	/* both 64-bit kernels */
+	if (btf_is_array(t))
+		return type_align(btf, btf_array(t)->type, unaligned, fp,
+				  depth + 1);
+	if (btf_is_float(t))
+		*fp = true;
+	if (btf_is_int(t) || btf_is_float(t) || btf_is_any_enum(t))
+		return t->size && t->size <= 16 &&
+		       !(t->size & (t->size - 1)) ? t->size : 0;
+	if (!btf_is_composite(t))
+		return 0;
+	for (int i = 0; i < btf_vlen(t); i++) {
+		a = type_align(btf, btf_members(t)[i].type, unaligned, fp,
+			       depth + 1);
+		if (!a)
+			return 0;
+		if (!btf_member_bitfield_size(t, i) &&
+		    btf_member_bit_offset(t, i) % (8 * a))
+			packed = *unaligned = true;
+		if (a > align)
+			align = a;
+	}
+	return packed || t->size % align ? 1 : align;
 }
 
 /*
- * Start the walk at parameter idx of proto. Its place follows the ABI:
- * integer and pointer arguments (and small structs, one or two slots) in
- * the argument registers in order; one that does not fit in what is left
- * goes to the stack (a later one may still take a register), as do
- * structs over 16 bytes; floating point goes to other registers. That is
- * x86-64 SysV; on arm64 a struct over 16 bytes takes a register (AAPCS64
- * passes it by reference), which this count does not know: the parameters
- * after one are placed a register early there.
+ * What parameter p is to the calling convention: NULL, or why ktrace
+ * cannot tell where it is passed.
+ */
+static const char *param_type(const struct walk *w,
+			      const struct btf_param *p,
+			      struct kt_arg_type *at)
+{
+	const struct btf_type *t = btf__type_by_id(w->btf,
+						   skip_mods(w->btf, p->type,
+							     NULL));
+	__s64 size = btf__resolve_size(w->btf, p->type);
+	bool fp = false;
+
+	memset(at, 0, sizeof(*at));
+	at->align = type_align(w->btf, p->type, &at->unaligned, &fp, 0);
+	if (!t || size < 0 || !at->align)
+		return "of a type whose size or alignment BTF does not give";
+	at->size = (unsigned int)size;
+	if (btf_is_composite(t)) {
+		at->cls = KT_ARG_COMPOSITE;
+		/* x86-64 splits it by eightbytes, AAPCS64 by HFA rules */
+		if (fp)
+			return btf_is_union(t) ?
+			       "a union with floating-point members" :
+			       "a struct with floating-point members";
+	} else if (btf_is_float(t)) {
+		at->cls = KT_ARG_FP;
+		if (size > 8)
+			return "floating point wider than 8 bytes";
+	}
+	return NULL;
+}
+
+/*
+ * The fetcharg of the parameter placed at pl: a register, a stack slot,
+ * or, for a struct in memory, its address there; a struct passed by
+ * reference is read through the pointer.
+ */
+static int param_base(struct walk *w, const struct kt_arg_type *at,
+		      const struct kt_arg_place *pl, bool is_return,
+		      struct ktrace_err *err)
+{
+	const struct kt_arch *a = w->arch;
+	char arg[24];
+	int ret;
+
+	if (pl->where == KT_ARG_NOWHERE)
+		return kt_err_set(err, EOPNOTSUPP,
+				  "parameter '%s' is an empty struct: nothing is passed",
+				  w->param);
+	if (pl->where == KT_ARG_FPREG)
+		return kt_err_set(err, EOPNOTSUPP,
+				  "parameter '%s' is floating point: kprobes cannot read the registers %s passes it in",
+				  w->param, a->abi);
+	if (is_return && pl->by_ref)
+		return kt_err_set(err, EOPNOTSUPP,
+				  "parameter '%s' is passed as a pointer to the caller's copy (a struct over 16 bytes, %s), which the function may have changed by its return; probe the entry",
+				  w->param, a->abi);
+	if (pl->where == KT_ARG_REG) {
+		/* a return probe reads the entry's arguments as $argN */
+		if (is_return)
+			snprintf(arg, sizeof(arg), "$arg%d", pl->reg + 1);
+		ret = kt_fetcharg_base(&w->fa, is_return ? arg :
+					       a->arg_regs[pl->reg]);
+	} else if (a->stack_arg0 < 0) {
+		return kt_err_set(err, E2BIG,
+				  "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
+				  w->param, a->abi, a->nr_arg_regs);
+	} else if (is_return) {
+		return kt_err_set(err, E2BIG,
+				  "parameter '%s' is passed on the stack: a return probe cannot read it (its slot may be reused by then); probe the entry",
+				  w->param);
+	} else if (at->cls == KT_ARG_COMPOSITE && !pl->by_ref) {
+		/* the struct itself is there, at the entry's stack pointer
+		 * plus the slots below it */
+		ret = kt_fetcharg_base_mem(&w->fa, a->sp_reg,
+					   8L * (a->stack_arg0 + pl->slot));
+	} else if (pl->nslots != 1) {
+		return kt_err_set(err, E2BIG,
+				  "parameter '%s' is in %d stack slots: kprobes read one at a time",
+				  w->param, pl->nslots);
+	} else {
+		snprintf(arg, sizeof(arg), "$stack%d",
+			 a->stack_arg0 + pl->slot);
+		ret = kt_fetcharg_base(&w->fa, arg);
+	}
+	if (!ret && pl->by_ref)
+		ret = kt_fetcharg_deref(&w->fa, 0);
+	return ret;
+}
+
+/*
+ * Start the walk at parameter idx of proto, placed as the convention
+ * places it after the parameters before it (kt_arch_arg_place()).
  */
 static int walk_param(struct walk *w, const struct btf_type *proto, int idx,
 		      bool is_return, struct ktrace_err *err)
 {
 	const struct btf_param *p = btf_params(proto);
-	int reg = 0, stack = 0, i, k = 0, at = -1;
+	struct kt_arg_count count = { 0 };
+	struct kt_arg_place pl;
+	struct kt_arg_type at;
+	const char *why;
 
 	w->param = btf__name_by_offset(w->btf, p[idx].name_off);
 	if (!p[idx].type)
 		return kt_err_set(err, EOPNOTSUPP,
 				  "'%s' is a variadic argument", w->what);
-	for (i = 0; i <= idx; i++) {
-		unsigned int mem = mem_size(w->btf, p[i].type);
-
-		k = param_slots(w->btf, p[i].type);
-		if (mem) {
-			if (i == idx)
-				return kt_err_set(err, EOPNOTSUPP,
-						  "parameter '%s' is a struct of %u bytes passed by value in memory: ktrace does not fetch those",
-						  w->param, mem);
-			stack += (mem + 7) / 8;
-		} else if (!k) {
-			if (i == idx)
-				return kt_err_set(err, EOPNOTSUPP,
-						  "parameter '%s' is floating point: kprobes cannot read the registers %s passes it in",
-						  w->param, w->arch->abi);
-		} else if (reg + k <= w->arch->nr_arg_regs) {
-			at = reg;
-			reg += k;
-		} else {
-			at = -1;
-			if (i == idx)
-				break;
-			stack += k;
-		}
+	for (int i = 0; i <= idx; i++) {
+		why = param_type(w, &p[i], &at);
+		if (why && i == idx)
+			return kt_err_set(err, EOPNOTSUPP,
+					  "parameter '%s' is %s: ktrace does not know where %s passes it",
+					  w->param, why, w->arch->abi);
+		if (why)
+			return kt_err_set(err, EOPNOTSUPP,
+					  "parameter '%s' comes after '%s', %s: ktrace does not know where %s passes that, so nor where '%s' is",
+					  w->param,
+					  btf__name_by_offset(w->btf,
+							      p[i].name_off),
+					  why, w->arch->abi, w->param);
+		kt_arch_arg_place(w->arch, &count, &at, &pl);
 	}
 	w->tid = p[idx].type;
-	if (at < 0 || i == idx) {
-		/* on the stack: at the entry only, scalars and pointers */
-		char arg[24];
-
-		if (w->arch->stack_arg0 < 0 || k != 1)
-			return kt_err_set(err, E2BIG,
-					  "parameter '%s' is not passed in a register (%s passes the first %d integer arguments in registers)",
-					  w->param, w->arch->abi,
-					  w->arch->nr_arg_regs);
-		if (is_return)
-			return kt_err_set(err, E2BIG,
-					  "parameter '%s' is passed on the stack: a return probe cannot read it (its slot may be reused by then); probe the entry",
-					  w->param);
-		snprintf(arg, sizeof(arg), "$stack%d",
-			 w->arch->stack_arg0 + stack);
-		return kt_fetcharg_base(&w->fa, arg);
-	}
-	if (is_return) {
-		char arg[16];
-
-		/* a return probe reads the entry's arguments as $argN */
-		snprintf(arg, sizeof(arg), "$arg%d", at + 1);
-		return kt_fetcharg_base(&w->fa, arg);
-	}
-	return kt_fetcharg_base(&w->fa, w->arch->arg_regs[at]);
+	return param_base(w, &at, &pl, is_return, err);
 }
 
 static int no_param(struct kt_btf *kb, const char *func, const char *name,
@@ -1368,7 +1437,7 @@ int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 	w.btf = kb->btf;
 	w.func = func;
 	w.tags = kb->btf_has_tags;
-	w.arch = kt_arch_host();
+	w.arch = kb->arch ? kb->arch : kt_arch_host();
 	if (!w.arch)
 		return kt_err_set(err, EOPNOTSUPP,
 				  "this architecture is not supported: ktrace has no register table for it");

@@ -5,9 +5,9 @@
  * Checks a function name against kallsyms, the kprobe blacklist and the
  * ftrace-able functions, suggests close names, and turns C-like argument
  * expressions ("how->flags", "sk->__sk_common.skc_dport", "$retval") into
- * kprobe_events fetch arguments using the kernel's BTF and the argument
- * registers lib/arch gives for the running kernel's machine (x86-64,
- * arm64; elsewhere arguments by name fail with -EOPNOTSUPP).
+ * kprobe_events fetch arguments using the kernel's BTF and the calling
+ * convention lib/arch gives for the kernel's machine (x86-64, arm64;
+ * elsewhere arguments by name fail with -EOPNOTSUPP).
  *
  * Every source is loaded lazily, at most once, on first use. A source that
  * cannot be read is remembered as missing: the checks that need it are then
@@ -30,15 +30,19 @@
 #define KT_BTF_MAX_MATCHES	5
 
 struct kt_btf;
+struct kt_arch;
 
 /*
  * Remember where the sources are; nothing is read yet. A NULL path selects
- * the default above. Returns NULL + errno (ENOMEM) on failure. The caller
- * frees the handle with kt_btf_free().
+ * the default above. arch is the machine of the kernel they describe,
+ * whose calling convention places the arguments (NULL: the running
+ * kernel's). Returns NULL + errno (ENOMEM) on failure. The caller frees
+ * the handle with kt_btf_free().
  */
 struct kt_btf *kt_btf_open(const char *btf_path, const char *kallsyms_path,
 			   const char *blacklist_path,
-			   const char *filter_funcs_path);
+			   const char *filter_funcs_path,
+			   const struct kt_arch *arch);
 /* Free everything the handle loaded. Accepts NULL. */
 void kt_btf_free(struct kt_btf *kb);
 
@@ -107,6 +111,10 @@ char **kt_btf_params(struct kt_btf *kb, const char *func, bool decl,
  *   bitfield                   "+4(%di)" with "b3@5/32"
  *   function pointer           "symbol"
  *   a parameter past the argument registers, at entry: "$stackN"
+ *   a field of a struct passed in memory, at entry: "+24(%sp)" (x86-64:
+ *                              in the stack arguments), "+8(%x3)" (arm64:
+ *                              a struct over 16 bytes is passed as a
+ *                              pointer to the caller's copy)
  * In a return probe, parameters become "$argN" (the kernel records them at
  * entry, Linux 6.10 and later).
  *
@@ -129,12 +137,15 @@ char **kt_btf_params(struct kt_btf *kb, const char *func, bool decl,
  *                $retval outside a return probe, a whole struct asked for,
  *                a clone (".isra.N"...) whose prototype may differ,
  *   -ERANGE      an index past the end of an array,
- *   -E2BIG       a parameter on the stack in a return probe, or one that
- *                takes two stack slots; too many dereferences,
- *   -EOPNOTSUPP  a field of a struct passed by value, a struct over 16
- *                bytes by value, floating point, void, a bitfield that
- *                straddles its container, an architecture lib/arch has
- *                no argument registers for,
+ *   -E2BIG       a parameter on the stack in a return probe, or a scalar
+ *                that takes two stack slots; too many dereferences,
+ *   -EOPNOTSUPP  a field of a struct passed by value in registers, a
+ *                struct passed by reference in a return probe, floating
+ *                point, a parameter at or after one whose place the
+ *                convention does not make plain (a struct with
+ *                floating-point members), an empty struct, void, a
+ *                bitfield that straddles its container, an architecture
+ *                lib/arch has no argument registers for,
  *   -ENOMEM.
  */
 int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,

@@ -52,7 +52,7 @@ static struct kt_btf *res_kernel(struct ktrace_resolver *res)
 		return res->btf;
 	filt = kt_inst_path(kt_tfs_top(res->tfs), "available_filter_functions");
 	res->btf = kt_btf_open(getenv("KTRACE_BTF"),
-			       getenv("KTRACE_KALLSYMS"), NULL, filt);
+			       getenv("KTRACE_KALLSYMS"), NULL, filt, NULL);
 	free(filt);
 	return res->btf;
 }
