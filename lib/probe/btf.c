@@ -1110,13 +1110,18 @@ static int finish_refused(struct walk *w, __u32 id, const struct btf_type *t,
 	char *tname, *fields;
 	int ret;
 
+	if (btf_is_composite(t) && !kt_fetcharg_in_mem(&w->fa)) {
+		/* by value in registers ($retval too): no field either */
+		return kt_err_set(err, EOPNOTSUPP,
+				  "'%s' is a whole %s passed by value in registers, which kprobes cannot fetch, nor its fields",
+				  w->what, kind_word(t));
+	}
 	if (btf_is_composite(t)) {
 		fields = list_fields(w->btf, t);
 		tname = type_decl(w->btf, id, NULL);
 		ret = kt_err_set(err, EINVAL,
-				 "'%s' is a whole %s; pick a field with '%s' (fields: %s)",
+				 "'%s' is a whole %s; pick a field with '.' (fields: %s)",
 				 w->what, tname ? tname : "struct",
-				 kt_fetcharg_in_mem(&w->fa) ? "." : "->",
 				 fields ? fields : "?");
 		free(tname);
 		free(fields);

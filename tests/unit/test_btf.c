@@ -687,6 +687,9 @@ static void test_abi_big_struct(void **state)
 	expect_arg_err(st->arm, "f2", "s.a", false, -EOPNOTSUPP,
 		       "'s' is a struct passed by value: its fields cannot be fetched",
 		       2);
+	expect_arg_err(st->kb, "f2", "s", false, -EOPNOTSUPP,
+		       "'s' is a whole struct passed by value in registers, which kprobes cannot fetch, nor its fields",
+		       -2);
 }
 
 static void test_abi_pairs(void **state)
