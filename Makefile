@@ -24,8 +24,6 @@ Q := $(if $(filter 1,$(V)),,@)
 PKGS := libtracefs libtraceevent libdw libelf libbpf liblzma
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
-# ktrace top draws its screen with ncurses (only the CLI links it).
-CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw)
 # The ktrace binary links libktrace in from libktrace.a (as perf links
 # libperf.a: the CLI calls library internals that libktrace.so does not
 # export) and, by default, every other library shared, glibc included, as
@@ -47,8 +45,8 @@ CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw)
 # the same objects (PIE: -fPIE below); the link flags are tracked apart
 # ($(B)/link-flags), so switching STATIC relinks ktrace only.
 STATIC ?= 0
-DYNAMIC_LIBS := $(PKG_LIBS) $(CURSES_LIBS)
-STATIC_LIBS := -static-pie $(shell $(PKG_CONFIG) --static --libs $(PKGS) ncursesw) \
+DYNAMIC_LIBS := $(PKG_LIBS)
+STATIC_LIBS := -static-pie $(shell $(PKG_CONFIG) --static --libs $(PKGS)) \
 	-Wl,-u,__cxa_demangle -lstdc++
 KTRACE_LIBS := $(if $(filter 1,$(STATIC)),$(STATIC_LIBS),$(DYNAMIC_LIBS))
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
@@ -246,7 +244,7 @@ check-unused:
 		$(B)/unused/libktrace.a $(B)/unused/libktrace-cmd.a \
 		$(B)/unused/cmd/main.o >/dev/null
 	@CC="$(CC)" KT_CFLAGS="-O2 -g0 -fno-inline $(KT_CFLAGS)" \
-		scripts/check-unused.sh $(B)/unused $(PKG_LIBS) $(CURSES_LIBS)
+		scripts/check-unused.sh $(B)/unused $(PKG_LIBS)
 
 check-exports: $(B)/install/libktrace.a $(SHLIB)
 	@bad=$$(nm -g --defined-only $< | awk 'NF == 3 && $$3 !~ /^ktrace_/ { print $$3 }'); \

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <sys/types.h>
+#include <termios.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -126,6 +127,34 @@ struct kt_signals {
 extern volatile sig_atomic_t kt_stop_signal;
 void kt_signals_install(struct kt_signals *s);
 void kt_signals_restore(struct kt_signals *s);
+
+/*
+ * ktrace top's full screen (cmd/term.c), drawn with ANSI escapes: started
+ * on a terminal (stdin and stdout; TERM not "dumb") in the alternate
+ * screen, keys unechoed one at a time (Ctrl-C still signals); each frame
+ * is kt_term_begin() (the size read again), rows by kt_term_line() and
+ * kt_term_clear() (row y and all below), written at once by
+ * kt_term_flush(). kt_term_stop() restores the terminal and frees the
+ * frame; it is a no-op on a zeroed or stopped kt_term.
+ */
+struct kt_term {
+	struct termios saved;		/* the terminal as it was */
+	struct sigaction old_winch;
+	struct kt_buf buf;		/* the frame */
+	int rows, cols;
+	bool active, nomem;
+};
+/* KT_OK, or an error printed (no terminal: a usage error, use --stdio) */
+int kt_term_start(struct kt_ctx *ctx, struct kt_term *t);
+void kt_term_stop(struct kt_term *t);
+void kt_term_begin(struct kt_term *t);
+void kt_term_line(struct kt_term *t, int y, const char *s);
+void kt_term_clear(struct kt_term *t, int y);
+void kt_term_flush(struct kt_term *t);
+/* A key pressed, KT_KEY_RESIZE when the window changed size since the
+ * last call, KT_KEY_NONE (never waits) */
+enum { KT_KEY_NONE = -1, KT_KEY_RESIZE = -2 };
+int kt_term_key(void);
 
 /* The `-- CMD` of record and stat: forked, held until started. */
 struct kt_workload {

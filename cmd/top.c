@@ -7,12 +7,10 @@
  * symbol), decayed by 7/8 each refresh as perf top does (-z: zeroed).
  * Tracepoints and probes are counted, not sampled (perf counters read each
  * refresh, no record crosses to user space): events a second, totals.
- * The screen is drawn with ncurses; --stdio prints the same tables to
- * standard output each interval instead.
+ * The screen is drawn with ANSI escapes (cmd/term.c); --stdio prints the
+ * same tables to standard output each interval instead.
  */
 #include <errno.h>
-#include <locale.h>
-#include <ncurses.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -90,7 +88,8 @@ struct top_run {
 	int nevs;
 	enum top_sort sort;
 	int rows;			/* 0: as many as fit */
-	bool stdio, zero, paused, curses;
+	bool stdio, zero, paused;
+	struct kt_term term;		/* the screen, when active */
 	unsigned long long samples_iv;	/* samples this interval */
 	double rate_samples;
 	uint64_t lost;
@@ -219,12 +218,9 @@ static void put_line(struct top_run *run, int *y, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (run->curses) {
-		if (*y < LINES - 1) {
-			move(*y, 0);
-			clrtoeol();
-			addnstr(line, COLS);
-		}
+	if (run->term.active) {
+		if (*y < run->term.rows - 1)
+			kt_term_line(&run->term, *y, line);
 	} else {
 		fprintf(run->ctx->out, "%s\n", line);
 	}
@@ -239,12 +235,14 @@ static void draw(struct top_run *run, double elapsed)
 
 	g_sort = run->sort;
 	g_run = run;
-	max = run->rows ? run->rows : run->curses ? LINES : 20;
+	if (run->term.active)
+		kt_term_begin(&run->term);
+	max = run->rows ? run->rows : run->term.active ? run->term.rows : 20;
 	/* on a screen, the events' table keeps its place below the
 	 * samples: their rows give way, down to one */
 	sample_rows = max;
-	if (run->curses && run->nevs) {
-		int room = LINES - 4 - (run->nevs + 3) - 1;
+	if (run->term.active && run->nevs) {
+		int room = run->term.rows - 4 - (run->nevs + 3) - 1;
 
 		if (room < sample_rows)
 			sample_rows = room > 1 ? room : 1;
@@ -299,13 +297,16 @@ static void draw(struct top_run *run, double elapsed)
 		}
 		put_line(run, &y, "%12.0f  %14s  %s", sum, "", "(all events)");
 	}
-	if (run->curses) {
-		move(y < LINES - 1 ? y : LINES - 1, 0);
-		clrtobot();
-		mvprintw(LINES - 1, 0, "q quit  p %s  s sort: %s",
+	if (run->term.active) {
+		struct kt_term *t = &run->term;
+		char status[64];
+
+		kt_term_clear(t, y < t->rows - 1 ? y : t->rows - 1);
+		snprintf(status, sizeof(status), "q quit  p %s  s sort: %s",
 			 run->paused ? "resume" : "pause",
 			 sort_names[run->sort]);
-		refresh();
+		kt_term_line(t, t->rows - 1, status);
+		kt_term_flush(t);
 	} else {
 		put_line(run, &y, "%s", "");
 		fflush(run->ctx->out);
@@ -317,7 +318,7 @@ static bool keys(struct top_run *run, double elapsed)
 {
 	int c;
 
-	while ((c = getch()) != ERR) {
+	while ((c = kt_term_key()) != KT_KEY_NONE) {
 		switch (c) {
 		case 'q':
 		case 'Q':
@@ -332,29 +333,12 @@ static bool keys(struct top_run *run, double elapsed)
 			run->sort = (run->sort + 1) % TS_NR;
 			draw(run, elapsed);
 			break;
-		case KEY_RESIZE:
+		case KT_KEY_RESIZE:
 			draw(run, elapsed);
 			break;
 		}
 	}
 	return false;
-}
-
-static int screen_start(struct top_run *run)
-{
-	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
-		return kt_usage_error(run->ctx, NULL,
-				      "the screen needs a terminal: use --stdio");
-	setlocale(LC_CTYPE, "");
-	if (!initscr())
-		return kt_error(run->ctx, KT_FAIL, "cannot start the screen");
-	cbreak();
-	noecho();
-	nodelay(stdscr, TRUE);
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	run->curses = true;
-	return KT_OK;
 }
 
 static int parse_num(struct kt_ctx *ctx, const char *arg, long min, long max,
@@ -389,7 +373,7 @@ static int top_round(void *arg, bool *gone)
 		usleep(50000);
 	}
 	run->now = kt_elapsed(&run->t0);
-	if (run->curses && keys(run, run->now))
+	if (run->term.active && keys(run, run->now))
 		return 1;
 	if ((run->now - run->last) * 1000 >= run->interval) {
 		read_counts(run, run->now - run->last);
@@ -533,8 +517,8 @@ static void top_finish(struct top_run *run, int ret)
 {
 	struct kt_ctx *ctx = run->ctx;
 
-	if (run->curses) {
-		endwin();
+	if (run->term.active) {
+		kt_term_stop(&run->term);
 	} else if (ret == KT_OK && (run->now - run->last) * 1000 >= 100) {
 		/* the last part interval: what the screen would have shown */
 		read_counts(run, run->now - run->last);
@@ -567,7 +551,7 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 	kt_signals_install(&run.sigs);
 	ret = top_open(&run);
 	if (!ret && !run.stdio)
-		ret = screen_start(&run);
+		ret = kt_term_start(ctx, &run.term);
 	if (ret)
 		goto out;
 	if (run.st)

@@ -24,8 +24,7 @@ set -e
 
 # Tiers and what each needs besides the build tier, as the tests use it.
 pkgs_build="build-essential pkg-config libtracefs-dev libtraceevent-dev
-libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev
-libncurses-dev"
+libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev"
 pkgs_unit="libcmocka-dev"
 pkgs_static="clang-14 clang-tools mandoc bash-completion python3"
 pkgs_integration="python3 linux-perf tmux strace dwz libc6-dbg xz-utils
@@ -34,7 +33,7 @@ pkgs_browser="chromium fonts-dejavu-core"
 pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 libtracefs-dev:arm64 libtraceevent-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
-libbpf-dev:arm64 libncurses-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
+libbpf-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
 libbz2-dev:arm64"
 pkgs_fuzz="clang-14 libclang-rt-14-dev"
 pkgs_bench="linux-perf trace-cmd valgrind bc libc6-dbg"

@@ -1,5 +1,5 @@
 # ktrace top: --stdio tables (exact counts of a target's system calls, the
-# hottest symbols of a spinning target at a known rate) and the ncurses
+# hottest symbols of a spinning target at a known rate) and the full
 # screen driven in tmux (keys, resize of the sort, a clean exit on q and on
 # SIGTERM with the terminal restored and inline probes removed).
 
