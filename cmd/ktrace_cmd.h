@@ -139,7 +139,8 @@ void kt_signals_restore(struct kt_signals *s);
  */
 struct kt_term {
 	struct termios saved;		/* the terminal as it was */
-	struct sigaction old_winch;
+	struct termios raw;		/* and as the screen sets it */
+	struct sigaction old_winch, old_tstp;
 	struct kt_buf buf;		/* the frame */
 	int rows, cols;
 	bool active, nomem;

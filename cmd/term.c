@@ -22,7 +22,12 @@
 
 #define ESC "\033"
 
+static const char enter[] = ESC "[?1049h" ESC "[?25l" ESC "[H" ESC "[J";
+static const char leave[] = ESC "[0m" ESC "[?25h" ESC "[?1049l";
+
 static volatile sig_atomic_t resized;
+/* the screen up, for the SIGTSTP handler (one at a time: top's) */
+static struct kt_term *active_term;
 
 static void on_winch(int sig)
 {
@@ -45,11 +50,36 @@ static void write_all(const char *s, size_t n)
 	}
 }
 
+/*
+ * Ctrl-Z: the terminal is given back as it was, the process stops, and
+ * when it is continued (fg) the screen is taken again and redrawn whole,
+ * as curses programs do. Only async-signal-safe calls.
+ */
+static void on_tstp(int sig)
+{
+	struct kt_term *t = active_term;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, self;
+	sigset_t set;
+	int e = errno;
+
+	write_all(leave, sizeof(leave) - 1);
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &t->saved);
+	sigaction(SIGTSTP, &dfl, &self);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);			/* stopped here until SIGCONT */
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sigaction(SIGTSTP, &self, NULL);
+	tcsetattr(STDIN_FILENO, TCSADRAIN, &t->raw);
+	write_all(enter, sizeof(enter) - 1);
+	resized = 1;			/* the next frame draws every row */
+	errno = e;
+}
+
 int kt_term_start(struct kt_ctx *ctx, struct kt_term *t)
 {
-	static const char enter[] = ESC "[?1049h" ESC "[?25l" ESC "[H" ESC "[J";
 	const char *term = getenv("TERM");
-	struct termios raw;
 	struct sigaction sa;
 
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
@@ -64,14 +94,13 @@ int kt_term_start(struct kt_ctx *ctx, struct kt_term *t)
 	if (tcgetattr(STDIN_FILENO, &t->saved))
 		return kt_error(ctx, KT_FAIL, "cannot read the terminal's mode: %s",
 				strerror(errno));
-	/* keys one at a time, unechoed; ISIG kept: Ctrl-C still stops.
-	 * Ctrl-Z is off: a stopped top would leave the terminal raw. */
-	raw = t->saved;
-	raw.c_lflag &= ~(ICANON | ECHO);
-	raw.c_cc[VMIN] = 1;
-	raw.c_cc[VTIME] = 0;
-	raw.c_cc[VSUSP] = _POSIX_VDISABLE;
-	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw))
+	/* keys one at a time, unechoed; ISIG kept: Ctrl-C still stops,
+	 * Ctrl-Z suspends (on_tstp gives the terminal back meanwhile) */
+	t->raw = t->saved;
+	t->raw.c_lflag &= ~(ICANON | ECHO);
+	t->raw.c_cc[VMIN] = 1;
+	t->raw.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t->raw))
 		return kt_error(ctx, KT_FAIL, "cannot set the terminal's mode: %s",
 				strerror(errno));
 	memset(&sa, 0, sizeof(sa));
@@ -79,6 +108,9 @@ int kt_term_start(struct kt_ctx *ctx, struct kt_term *t)
 	sigemptyset(&sa.sa_mask);
 	resized = 0;
 	sigaction(SIGWINCH, &sa, &t->old_winch);
+	active_term = t;
+	sa.sa_handler = on_tstp;
+	sigaction(SIGTSTP, &sa, &t->old_tstp);
 	t->active = true;
 	write_all(enter, sizeof(enter) - 1);
 	return KT_OK;
@@ -86,9 +118,9 @@ int kt_term_start(struct kt_ctx *ctx, struct kt_term *t)
 
 void kt_term_stop(struct kt_term *t)
 {
-	static const char leave[] = ESC "[0m" ESC "[?25h" ESC "[?1049l";
-
 	if (t->active) {
+		sigaction(SIGTSTP, &t->old_tstp, NULL);
+		active_term = NULL;
 		write_all(leave, sizeof(leave) - 1);
 		tcsetattr(STDIN_FILENO, TCSAFLUSH, &t->saved);
 		sigaction(SIGWINCH, &t->old_winch, NULL);
