@@ -34,6 +34,9 @@ char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
 int kt_open_regular(const char *path);
 /* errno of kt_open_regular() for a file that is not regular */
 #define KT_ENOTREG ESPIPE
+/* kt_read_file(path), then path freed (errno kept); NULL path: NULL,
+ * errno as the caller's allocation left it. */
+char *kt_read_path_free(char *path, size_t *len);
 /* Read the small file dir/rel; same contract as kt_read_file(). */
 char *kt_read_at(const char *dir, const char *rel, size_t *len);
 /*

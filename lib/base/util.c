@@ -112,18 +112,23 @@ static char *kt_path_join(const char *dir, const char *rel)
 	return p;
 }
 
-char *kt_read_at(const char *dir, const char *rel, size_t *len)
+char *kt_read_path_free(char *path, size_t *len)
 {
-	char *p = kt_path_join(dir, rel), *ret;
+	char *ret;
 	int saved;
 
-	if (!p)
+	if (!path)
 		return NULL;
-	ret = kt_read_file(p, len);
+	ret = kt_read_file(path, len);
 	saved = errno;
-	free(p);
+	free(path);
 	errno = saved;
 	return ret;
+}
+
+char *kt_read_at(const char *dir, const char *rel, size_t *len)
+{
+	return kt_read_path_free(kt_path_join(dir, rel), len);
 }
 
 int kt_write_file(const char *path, const char *buf, size_t len, int flags)

@@ -5,6 +5,7 @@
  * (lib/capture/merge.c), each record handed to the decoder (decode.c).
  */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,30 +35,55 @@ void kt_live_free(struct kt_live *l)
 	kt_perf_free(l->perf);
 }
 
+/* fn(r, id) for each numeric entry of dir (/proc: the processes,
+ * /proc/PID/task: the threads) */
+static void each_id(const char *dir, struct ktrace_record *r,
+		    void (*fn)(struct ktrace_record *r, int id))
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		char *end;
+		long id = strtol(d->d_name, &end, 10);
+
+		if (!*end && id > 0 && id <= INT_MAX)
+			fn(r, (int)id);
+	}
+	closedir(dp);
+}
+
+static void read_maps_of(struct ktrace_record *r, int pid)
+{
+	if (pid != getpid())
+		kt_addrspace_read_proc_maps(&r->as, pid);
+}
+
 /* The maps of pids, or of every process when there are none (-a, -C). */
 static void read_running_maps(struct ktrace_record *r, const int *pids,
 			      int nr_pids)
 {
-	struct dirent *d;
-	DIR *dir;
-
-	if (nr_pids > 0) {
-		for (int i = 0; i < nr_pids; i++)
-			kt_addrspace_read_proc_maps(&r->as, pids[i]);
+	if (nr_pids <= 0) {
+		each_id("/proc", r, read_maps_of);
 		return;
 	}
-	dir = opendir("/proc");
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
+	for (int i = 0; i < nr_pids; i++)
+		kt_addrspace_read_proc_maps(&r->as, pids[i]);
+}
 
-		if (*end || pid <= 0 || pid == getpid())
-			continue;
-		kt_addrspace_read_proc_maps(&r->as, (int)pid);
-	}
-	closedir(dir);
+static void learn_comm(struct ktrace_record *r, int tid)
+{
+	kt_comms_get(&r->comm, tid);
+}
+
+static void learn_task_comms(struct ktrace_record *r, int pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	each_id(path, r, learn_comm);
 }
 
 /* System-wide: the names of every task now, as perf synthesizes COMM
@@ -65,32 +91,7 @@ static void read_running_maps(struct ktrace_record *r, const int *pids,
  * to -o) keeps its name. */
 static void learn_running_comms(struct ktrace_record *r)
 {
-	struct dirent *d, *t;
-	DIR *dir, *tasks;
-	char path[64];
-
-	dir = opendir("/proc");
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
-
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
-		tasks = opendir(path);
-		if (!tasks)
-			continue;
-		while ((t = readdir(tasks))) {
-			long tid = strtol(t->d_name, &end, 10);
-
-			if (!*end && tid > 0)
-				kt_comms_get(&r->comm, (int)tid);
-		}
-		closedir(tasks);
-	}
-	closedir(dir);
+	each_id("/proc", r, learn_task_comms);
 }
 
 /* The perf events of r's events (freed by the caller), with sampling

@@ -194,16 +194,7 @@ char *kt_inst_read(const struct ktrace_inst *inst, const char *file,
 char *kt_event_read(const struct ktrace_inst *inst, const char *sys,
 		    const char *ev, const char *file, size_t *len)
 {
-	char *p = kt_event_path(inst, sys, ev, file), *ret;
-	int saved;
-
-	if (!p)
-		return NULL;
-	ret = kt_read_file(p, len);
-	saved = errno;
-	free(p);
-	errno = saved;
-	return ret;
+	return kt_read_path_free(kt_event_path(inst, sys, ev, file), len);
 }
 
 int kt_inst_write(const struct ktrace_inst *inst, const char *file,
