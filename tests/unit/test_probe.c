@@ -22,9 +22,9 @@
 #include <cmocka.h>
 
 #include "faketfs.h"
+#include "srcdir.h"
 #include "../targets/probed.h"
 
-static char srcdir[2048];
 static char bindir[256];
 static char probed[PATH_MAX];		/* with DWARF */
 static char probed_nodbg[PATH_MAX];	/* --strip-debug */
@@ -41,28 +41,6 @@ static bool have_btf(void)
 
 #define NEED_BTF() do { if (!have_btf()) { \
 	fprintf(stderr, "no kernel BTF: skipped\n"); skip(); } } while (0)
-
-static void find_srcdir(void)
-{
-	const char *env = getenv("KTRACE_SRCDIR");
-	char exe[2048], *p;
-	ssize_t n;
-
-	snprintf(srcdir, sizeof(srcdir), ".");
-	if (env && *env) {
-		snprintf(srcdir, sizeof(srcdir), "%s", env);
-		return;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	p = strstr(exe, "/build/tests/unit/");
-	if (p) {
-		*p = '\0';
-		snprintf(srcdir, sizeof(srcdir), "%s", exe);
-	}
-}
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)

@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "probe/uelf.h"
+#include "srcdir.h"
 
 static char tmpdir[PATH_MAX];
-static char srcdir[PATH_MAX];
 static char pie[PATH_MAX + 32], nopie[PATH_MAX + 32], nodbg[PATH_MAX + 32];
 static char bare[PATH_MAX + 32], cxx[PATH_MAX + 32], o0[PATH_MAX + 32];
 static bool have_cxx;
@@ -179,30 +179,6 @@ static inline unsigned long resolve_ok(struct kt_uelf *ue, const char *sym,
 }
 
 /* --------------------------------------------------------------- setup */
-
-static inline void find_srcdir(void)
-{
-	const char *env = getenv("KTRACE_SRCDIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *p;
-
-	if (env && *env) {
-		snprintf(srcdir, sizeof(srcdir), "%s", env);
-		return;
-	}
-	/* EXE = SRCDIR/build/tests/unit/test_NAME */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	snprintf(srcdir, sizeof(srcdir), ".");
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	p = strstr(exe, "/build/tests/unit/");
-	if (p) {
-		*p = '\0';
-		snprintf(srcdir, sizeof(srcdir), "%s", exe);
-	}
-}
 
 static inline int ubins_setup(void **state)
 {
