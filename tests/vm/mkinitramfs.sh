@@ -121,7 +121,7 @@ if [ "$ktrace" != - ]; then
 fi
 
 cp "$here/lib.sh" "$stage/tests/lib.sh"
-for t in "$here"/t_*.sh; do
+for t in "$here"/t_*.sh "$here"/x_*.sh; do
 	[ -f "$t" ] && cp "$t" "$stage/tests/"
 done
 
