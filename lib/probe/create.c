@@ -250,6 +250,8 @@ int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
 	struct kt_dyn_set ds;
 	int removed = 0, ret;
 
+	/* a dead ktrace's instance first: its triggers hold its probes */
+	kt_own_inst_sweep(tfs);
 	/* dynamic_events alone says which probes exist: no directory walk */
 	ret = kt_dyn_load(tfs, &ds);
 	if (ret) {

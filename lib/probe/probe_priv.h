@@ -54,21 +54,4 @@ int kt_probe_err(struct ktrace_err *err, const char *spec, int pos,
 /* A group or event name the kernel takes: an identifier, < 64 chars. */
 int kt_probe_name_check(const char *s);
 
-/*
- * Owners of inline-probe groups (owner.c). _group_name(): this process's
- * group ("ktrace_<pid>", with a random suffix outside the initial PID
- * namespace). _record(): write the owner record before the group's first
- * probe (0 or -errno). _dead(): the record proves the owner gone (no
- * record: false). _known(): a record exists. _forget(): drop the record.
- */
-void kt_owner_group_name(char *buf, size_t len);
-int kt_owner_record(struct ktrace_tfs *tfs, const char *group);
-bool kt_owner_dead(struct ktrace_tfs *tfs, const char *group);
-bool kt_owner_known(struct ktrace_tfs *tfs, const char *group);
-void kt_owner_forget(struct ktrace_tfs *tfs, const char *group);
-/* Drop the records of dead owners whose groups are gone (none in ds: a
- * ktrace killed before its first probe, or a record left over). */
-struct kt_dyn_set;
-void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds);
-
 #endif

@@ -210,8 +210,9 @@ int kt_inst_write(const struct ktrace_inst *inst, const char *file,
 	return ret;
 }
 
-int kt_event_write(const struct ktrace_inst *inst, const char *sys,
-		   const char *ev, const char *file, const char *val)
+static int event_write(const struct ktrace_inst *inst, const char *sys,
+		       const char *ev, const char *file, const char *val,
+		       int flags)
 {
 	char *p;
 	int ret;
@@ -221,9 +222,21 @@ int kt_event_write(const struct ktrace_inst *inst, const char *sys,
 	p = kt_event_path(inst, sys, ev, file);
 	if (!p)
 		return -errno;
-	ret = kt_write_file(p, val, strlen(val), O_TRUNC);
+	ret = kt_write_file(p, val, strlen(val), flags);
 	free(p);
 	return ret;
+}
+
+int kt_event_write(const struct ktrace_inst *inst, const char *sys,
+		   const char *ev, const char *file, const char *val)
+{
+	return event_write(inst, sys, ev, file, val, O_TRUNC);
+}
+
+int kt_event_append(const struct ktrace_inst *inst, const char *sys,
+		    const char *ev, const char *file, const char *val)
+{
+	return event_write(inst, sys, ev, file, val, O_APPEND);
 }
 
 int kt_name_check(const char *name)

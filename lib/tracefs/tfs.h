@@ -55,6 +55,10 @@ int kt_inst_write(const struct ktrace_inst *inst, const char *file,
 		  const char *val, int flags);
 int kt_event_write(const struct ktrace_inst *inst, const char *sys,
 		   const char *ev, const char *file, const char *val);
+/* The same appending: the only way to a trigger file, whose O_TRUNC
+ * removes every trigger on the event, other tools' too. */
+int kt_event_append(const struct ktrace_inst *inst, const char *sys,
+		    const char *ev, const char *file, const char *val);
 
 /*
  * Names given by users (systems, events, groups, instances) are checked
@@ -118,6 +122,39 @@ struct kt_dyn_set {
 
 int kt_dyn_load(struct ktrace_tfs *tfs, struct kt_dyn_set *ds);
 void kt_dyn_free(struct kt_dyn_set *ds);
+
+/*
+ * Owners of what one ktrace process makes for its run alone: its inline
+ * probe group and its own instance, both named kt_owner_group_name()
+ * ("ktrace_<pid>", with a random suffix outside the initial PID
+ * namespace) (owner.c). _record(): write the owner record before the
+ * first object exists (0 or -errno). _dead(): the record proves the owner
+ * gone (no record: false). _known(): a record exists. _forget(): drop the
+ * record.
+ */
+void kt_owner_group_name(char *buf, size_t len);
+int kt_owner_record(struct ktrace_tfs *tfs, const char *group);
+bool kt_owner_dead(struct ktrace_tfs *tfs, const char *group);
+bool kt_owner_known(struct ktrace_tfs *tfs, const char *group);
+void kt_owner_forget(struct ktrace_tfs *tfs, const char *group);
+/* Drop the records of dead owners whose groups (none in ds) and
+ * instances are gone (a ktrace killed before its first probe, or a record
+ * left over). */
+void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds);
+
+/*
+ * This process's own instance, for a command's run (hist triggers,
+ * tracers): named like its inline group, its owner recorded and the
+ * instance marked before it exists. NULL + errno (EEXIST: an instance of
+ * that name is there already). kt_own_inst_destroy() removes it (the
+ * kernel drops its triggers and tracer with it), unmarks it, forgets the
+ * owner when no group of that name is left, and frees inst.
+ * kt_own_inst_sweep() removes the own instances of ktrace processes that
+ * are provably gone (killed with SIGKILL); the count removed or -errno.
+ */
+struct ktrace_inst *kt_own_inst_create(struct ktrace_tfs *tfs);
+int kt_own_inst_destroy(struct ktrace_inst *inst);
+int kt_own_inst_sweep(struct ktrace_tfs *tfs);
 
 /*
  * Check a filter against an event's format with libtracefs's verifier

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /*
- * Who owns an inline-probe group, in a way that survives PID namespaces.
+ * Who owns an inline-probe group or a run's own instance, in a way that
+ * survives PID namespaces.
  *
- * record and stat put their temporary probes in a group of their own and
- * take it back when they end; a ktrace killed with SIGKILL cannot, so the
- * next one removes the groups whose owner is gone. A PID alone does not
+ * record and stat put their temporary probes in a group of their own, hist
+ * its triggers in an instance of its own, and take them back when they
+ * end; a ktrace killed with SIGKILL cannot, so the next one removes the
+ * groups and instances whose owner is gone. A PID alone does not
  * prove that: in a container ktrace is often PID 1 (and /proc/1 always
  * exists), two containers have the same PIDs, and a user may name a group
  * "ktrace_99999". So:
@@ -28,10 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "base/internal.h"
 #include "tracefs/tfs.h"
-#include "probe/probe_priv.h"
+#include "tracefs/tfs_priv.h"
 
 /* The initial PID namespace's inode (PROC_PID_INIT_INO in the kernel). */
 #define INIT_PID_NS 0xEFFFFFFCull
@@ -201,6 +204,8 @@ static void prune_one(struct ktrace_tfs *tfs, const char *group, void *ctx)
 {
 	const struct kt_dyn_set *ds = ((struct prune *)ctx)->ds;
 
+	if (kt_state_has(tfs, "instance", group))
+		return;		/* its instance is there: the sweep's */
 	for (int i = 0; i < ds->n; i++)
 		if (!strcmp(ds->v[i].system, group))
 			return;		/* its probes are there */
@@ -213,4 +218,108 @@ void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds)
 	struct prune p = { ds };
 
 	kt_state_list(tfs, "owner", prune_one, &p);
+}
+
+/* Does tfs have an event group (events/NAME) of that name? */
+static bool group_exists(struct ktrace_tfs *tfs, const char *name)
+{
+	char *p = kt_event_path(&tfs->top, name, NULL, NULL);
+	struct stat st;
+	bool ret = p && !stat(p, &st);
+
+	free(p);
+	return ret;
+}
+
+struct ktrace_inst *kt_own_inst_create(struct ktrace_tfs *tfs)
+{
+	struct ktrace_inst *inst;
+	char name[64];
+	struct stat st;
+	char *dir;
+	int ret;
+
+	kt_owner_group_name(name, sizeof(name));
+	dir = kt_path("%s/instances/%s", tfs->dir, name);
+	if (!dir)
+		return NULL;
+	ret = stat(dir, &st);
+	free(dir);
+	if (!ret) {
+		errno = EEXIST;	/* not made by this run: never taken */
+		return NULL;
+	}
+	/* on record before it exists, so a SIGKILL leaves it provable */
+	ret = kt_owner_record(tfs, name);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	inst = ktrace_inst_open(tfs, name, true);
+	if (!inst || !ktrace_inst_is_new(inst)) {
+		ret = inst ? EEXIST : errno;
+		ktrace_inst_free(inst);
+		if (!group_exists(tfs, name))
+			kt_owner_forget(tfs, name);
+		errno = ret;
+		return NULL;
+	}
+	return inst;
+}
+
+int kt_own_inst_destroy(struct ktrace_inst *inst)
+{
+	struct ktrace_tfs *tfs;
+	char *name;
+	int ret;
+
+	if (!inst)
+		return 0;
+	tfs = inst->tfs;
+	name = inst->name ? strdup(inst->name) : NULL;
+	ret = ktrace_inst_destroy(inst);
+	ktrace_inst_free(inst);
+	if (!ret && name && !group_exists(tfs, name))
+		kt_owner_forget(tfs, name);
+	free(name);
+	return ret;
+}
+
+struct sweep {
+	int removed, err;
+};
+
+static void sweep_one(struct ktrace_tfs *tfs, const char *name, void *ctx)
+{
+	struct sweep *sw = ctx;
+	struct ktrace_inst *inst;
+	int ret;
+
+	if (!kt_owner_dead(tfs, name))
+		return;		/* alive, or not provably gone */
+	inst = ktrace_inst_open(tfs, name, false);
+	if (!inst) {
+		if (errno == ENOENT)	/* gone already: the mark is stale */
+			kt_state_unmark(tfs, "instance", name);
+		return;
+	}
+	ret = ktrace_inst_destroy(inst);
+	ktrace_inst_free(inst);
+	if (ret) {
+		sw->err = ret;
+		return;
+	}
+	sw->removed++;
+	if (!group_exists(tfs, name))
+		kt_owner_forget(tfs, name);
+}
+
+int kt_own_inst_sweep(struct ktrace_tfs *tfs)
+{
+	struct sweep sw = { 0 };
+	int ret = kt_state_list(tfs, "instance", sweep_one, &sw);
+
+	if (ret)
+		return ret;
+	return sw.err && !sw.removed ? sw.err : sw.removed;
 }
