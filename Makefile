@@ -369,7 +369,7 @@ install: ktrace $(SHLIB) $(B)/install/libktrace.a
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		-e 's|@REQUIRES_PRIVATE@|$(PKGS)|' lib/libktrace.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc
-	install -m 0644 probes/*.probe $(DESTDIR)$(DATADIR)/ktrace/probes/
+	install -m 0644 probes/*.probe probes/*.hist $(DESTDIR)$(DATADIR)/ktrace/probes/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/

@@ -205,6 +205,18 @@ for k in "${booted[@]}"; do
 	tr -d '\r' < "$log" | sed -n 's/.*KTRACE-NOTE \(.*\)/\1/p' |
 		while IFS= read -r line; do say "$k: $line"; done
 
+	# JSON the tests printed ("KTRACE-JSON NAME TEXT"), parsed here: the
+	# VM has no JSON parser. A NAME the test printed counts as a result.
+	while IFS= read -r line; do
+		name=${line%% *}
+		if printf '%s' "${line#* }" |
+			python3 -c 'import json, sys; json.loads(sys.stdin.read())' 2>/dev/null; then
+			record_pass "$k" "$name"
+		else
+			record_fail "$k" "$name" "not JSON: $(printf '%s' "${line#* }" | cut -c1-300)"
+		fi
+	done < <(tr -d '\r' < "$log" | sed -n 's/.*KTRACE-JSON \(.*\)/\1/p')
+
 	# The parser above must have seen every result line.
 	want=$(tr -d '\r' < "$log" | grep -cE 'KTRACE-TEST (PASS|FAIL) ')
 	[ "$nres" = "$want" ] ||

@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# ktrace hist: exact counts of a known workload (a second process's events
+# not counted, -- CMD and -p), log2 buckets of known read sizes, .sym names
+# in kallsyms, .syscall names, the stack key, an inline kprobe as the
+# source, the total without keys, -I intervals, a full table's drops on
+# stderr, the kernel's error with the caret, JSON (parsed on the host), and
+# nothing left in tracefs after each run.
+. /tests/lib.sh
+
+if ! have_ktrace; then
+	fail hist-ktrace "no ktrace binary in the initramfs"
+	exit 1
+fi
+
+D=/tmp/kt60
+mkdir -p $D
+on_exit "rm -rf $D"
+SC=$TARGETS/syscaller
+case $(uname -m) in
+aarch64) GETPPID=__arm64_sys_getppid ;;
+*) GETPPID=__x64_sys_getppid ;;
+esac
+
+bgpids=
+kt60_kill_bg() {
+	for p in $bgpids; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
+on_exit kt60_kill_bg
+
+# Nothing of ktrace's left: no instance, no inline probe group.
+expect_clean() {
+	local left
+	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
+	left="$left$(grep -E '^[^ ]*:ktrace_[0-9]' $T/dynamic_events)"
+	if [ -z "$left" ]; then
+		pass "$1"
+	else
+		fail "$1" "left behind: $left"
+	fi
+}
+
+# count ROWNAME: the count on the table row starting with ROWNAME
+row_count() {
+	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
+}
+
+# --- exact counts of the command only, with another process busy -------
+$SC 100 0 loop > /dev/null 2>&1 &
+bgpids="$bgpids $!"
+expect_ok hist-cmd ktrace hist -e raw_syscalls:sys_enter -k id.syscall -- $SC 1000
+expect_eq hist-cmd-exact 1000 "$(row_count sys_getppid)"
+expect_contains hist-cmd-totals "$OUT" "Totals:"
+expect_clean hist-cmd-clean
+
+# -p: the processes named, until they end
+$SC 700 0 wait > /dev/null 2>&1 &
+wpid=$!
+bgpids="$bgpids $wpid"
+ktrace hist -p $wpid -e raw_syscalls:sys_enter -k id.syscall > $D/p.out 2>&1 &
+kpid=$!
+wait_for 20 sh -c "ls $T/instances | grep -q ktrace_"
+sleep 0.5
+kill -USR1 $wpid
+wait $kpid
+expect_eq hist-pid-exit 0 $?
+OUT=$(cat $D/p.out)
+expect_eq hist-pid-exact 700 "$(row_count sys_getppid)"
+expect_clean hist-pid-clean
+
+# no key: one total; an inline kprobe as the source
+expect_ok hist-kprobe-total ktrace hist -e "kprobe:$GETPPID" -- $SC 500
+expect_match hist-kprobe-total-hits "$OUT" "Totals: 500 hits"
+expect_clean hist-kprobe-clean
+
+# --- log2 buckets: reads of 1, 100 and 5000 bytes -----------------------
+expect_ok hist-log2 ktrace hist -e syscalls:sys_exit_read -k ret.log2 \
+	--filter 'ret > 0' -- sh -c '
+		dd if=/dev/zero of=/dev/null bs=1 count=3 2>/dev/null
+		dd if=/dev/zero of=/dev/null bs=100 count=5 2>/dev/null
+		dd if=/dev/zero of=/dev/null bs=5000 count=2 2>/dev/null'
+bucket() {
+	printf '%s\n' "$OUT" | grep -F "$1 " | awk '{ print $3; exit }'
+}
+expect_eq hist-log2-1 3 "$(bucket '[0, 1]')"
+expect_eq hist-log2-100 5 "$(bucket '(64, 128]')"
+expect_eq hist-log2-5000 2 "$(bucket '(4K, 8K]')"
+expect_match hist-log2-bars "$OUT" '\(64, 128\] +5 \|@+ *\|'
+# the empty buckets between are drawn, as bpftrace does
+expect_match hist-log2-gap "$OUT" '\(128, 256\] +0 \|'
+expect_clean hist-log2-clean
+
+expect_ok hist-buckets ktrace hist -e syscalls:sys_exit_read -k ret.buckets=100 \
+	--filter 'ret > 0' -- sh -c 'dd if=/dev/zero of=/dev/null bs=150 count=4 2>/dev/null'
+expect_match hist-buckets-row "$OUT" '\[100, 200\) +4 \|@+'
+
+# --- symbols, system call names, stacks ---------------------------------
+expect_ok hist-sym ktrace hist -e kmem:kmalloc -k call_site.sym -v bytes_req -d 1 \
+	-s bytes_req-desc
+syms=$(printf '%s\n' "$OUT" | awk 'NR > 3 && NF == 3 && $2 ~ /^[0-9]+$/ { print $1 }' | head -n 5)
+bad=
+n=0
+for s in $syms; do
+	n=$((n + 1))
+	grep -q " [tTwW] $s\$" /proc/kallsyms || grep -q " [tTwW] $s	" /proc/kallsyms ||
+		bad="$bad $s"
+done
+expect_ne hist-sym-some 0 "$n"
+expect_eq hist-sym-kallsyms "" "$bad"
+
+expect_ok hist-syscall ktrace hist -e raw_syscalls:sys_enter -k common_pid.execname,id.syscall -- $SC 50
+expect_match hist-syscall-name "$OUT" 'syscaller \[[0-9]+\] +sys_getppid +50'
+
+expect_ok hist-stack ktrace hist -e kmem:kmalloc -k stack -d 1
+frame=$(printf '%s\n' "$OUT" | sed -n 's/^        \([A-Za-z_][A-Za-z0-9_.]*\)+0x.*/\1/p' | head -n 1)
+expect_ne hist-stack-frame "" "$frame"
+if grep -q " $frame\$" /proc/kallsyms; then pass hist-stack-kallsyms; else
+	fail hist-stack-kallsyms "frame '$frame' not in kallsyms"; fi
+
+# --- intervals, a full table -------------------------------------------
+expect_ok hist-interval ktrace hist -e raw_syscalls:sys_enter -k common_pid -I 200 -d 1
+n=$(printf '%s\n' "$OUT" | grep -c 'raw_syscalls:sys_enter$')
+if [ "$n" -ge 3 ]; then pass hist-interval-several; else
+	fail hist-interval-several "$n interval tables in 1 s at -I 200"; _show "$OUT"; fi
+
+ktrace hist -e raw_syscalls:sys_enter -k common_timestamp.usecs --size 128 \
+	-- $SC 1000 > $D/drop.out 2> $D/drop.err
+expect_eq hist-dropped-exit 0 $?
+expect_contains hist-dropped-said "$(cat $D/drop.err)" "were not counted: the table is full"
+expect_match hist-dropped-totals "$(cat $D/drop.out)" 'Totals: [0-9]+ hits, 128 entries, [1-9][0-9]* dropped'
+expect_clean hist-dropped-clean
+
+# --- errors: the kernel's words, the caret under the user's text --------
+expect_exit hist-badfield 1 ktrace hist -e kmem:kmalloc -k nosuchfield -d 1
+expect_contains hist-badfield-kernel "$OUT" "kernel refused hist trigger"
+expect_match hist-badfield-caret "$OUT" 'hist:keys=nosuchfield'
+expect_match hist-badfield-caret-pos "$OUT" '^ *\^'
+expect_clean hist-badfield-clean
+expect_exit hist-badmod 1 ktrace hist -e kmem:kmalloc -k bytes_req.bogus -d 1
+expect_clean hist-badmod-clean
+expect_exit hist-noevent 1 ktrace hist -e nosuch:event -d 1
+expect_exit hist-two-events 2 ktrace hist -e raw_syscalls:sys_enter -e kmem:kmalloc
+expect_exit hist-noe 2 ktrace hist -k common_pid
+expect_exit hist-two-hist-keys 2 ktrace hist -e kmem:kmalloc -k bytes_req.log2,bytes_alloc.log2
+expect_clean hist-errors-clean
+
+# --- JSON, parsed on the host -------------------------------------------
+json=$(ktrace --json hist -e raw_syscalls:sys_enter -k id.syscall -- $SC 20)
+echo "KTRACE-JSON hist-json-table $json"
+expect_contains hist-json-typed "$json" '"name": "sys_getppid"'
+json=$(ktrace --json hist -e syscalls:sys_exit_read -k ret.log2 --filter 'ret > 0' \
+	-- dd if=/dev/zero of=/dev/null bs=100 count=3 2>/dev/null)
+echo "KTRACE-JSON hist-json-log2 $json"
+expect_contains hist-json-bucket "$json" '"low": 65, "high": 128'
+json=$(ktrace --json hist -e kmem:kmalloc -k stack -d 1)
+echo "KTRACE-JSON hist-json-stack $json"
+json=$(ktrace --json hist -e kmem:kmalloc -k nosuchfield -d 1 2>&1)
+echo "KTRACE-JSON hist-json-error $json"
+expect_contains hist-json-error-kernel "$json" '"kernel":'
+expect_clean hist-json-clean

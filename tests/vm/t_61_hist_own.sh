@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# ktrace hist owns only what it made: another tool's trigger on the same
+# event keeps counting and is not counted; every exit path (-d, the
+# command's end, INT, TERM, HUP, a second INT) removes the trigger, the
+# instance and the inline probe; after SIGKILL the next start sweeps them.
+# And the recipes: each one runs, --list-recipes shows them all.
+. /tests/lib.sh
+
+if ! have_ktrace; then
+	fail histown-ktrace "no ktrace binary in the initramfs"
+	exit 1
+fi
+
+D=/tmp/kt61
+mkdir -p $D
+on_exit "rm -rf $D"
+SC=$TARGETS/syscaller
+case $(uname -m) in
+aarch64) GETPPID=__arm64_sys_getppid ;;
+*) GETPPID=__x64_sys_getppid ;;
+esac
+
+# Straight through tracefs: ktrace's instances and probe groups, whatever
+# ktrace did (a test that fails must not fail the next ones).
+kt61_cleanup() {
+	for i in $(ls $T/instances | grep '^ktrace_'); do rmdir $T/instances/$i; done
+	for ev in $(sed -n 's/^[^:]*:\(ktrace_[0-9][^ ]*\) .*/\1/p' $T/dynamic_events); do
+		echo "-:$ev" >> $T/dynamic_events
+	done
+}
+on_exit kt61_cleanup
+
+expect_clean() {
+	local left
+	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
+	left="$left$(grep -E '^[^ ]*:ktrace_[0-9]' $T/dynamic_events)"
+	if [ -z "$left" ]; then
+		pass "$1"
+	else
+		fail "$1" "left behind: $left"
+	fi
+}
+
+row_count() {
+	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
+}
+
+# --- another tool's trigger on the same event ---------------------------
+TRIG='hist:keys=common_pid:vals=hitcount'
+TF=$T/events/raw_syscalls/sys_enter/trigger
+echo "$TRIG" >> $TF
+on_exit "echo '!$TRIG' >> $TF"
+before=$(sed -n 's/^ *Hits: //p' $T/events/raw_syscalls/sys_enter/hist)
+expect_ok histown-other ktrace hist -e raw_syscalls:sys_enter -k id.syscall -- $SC 300
+expect_eq histown-other-exact 300 "$(row_count sys_getppid)"
+expect_contains histown-other-kept "$(cat $TF)" "hist:keys=common_pid:vals=hitcount"
+after=$(sed -n 's/^ *Hits: //p' $T/events/raw_syscalls/sys_enter/hist)
+if [ "$after" -ge $((before + 300)) ]; then pass histown-other-counting; else
+	fail histown-other-counting "their hits went from $before to $after"; fi
+echo "!$TRIG" >> $TF
+expect_eq histown-other-removed "" "$(grep -v '^#' $TF)"
+expect_clean histown-other-clean
+
+# --- exit paths ---------------------------------------------------------
+expect_ok histown-duration ktrace hist -e raw_syscalls:sys_enter -d 1
+expect_clean histown-duration-clean
+expect_exit histown-cmd-status 3 ktrace hist -e raw_syscalls:sys_enter -- $SC 10 3
+expect_clean histown-cmd-clean
+
+# sig NAME SIGNAL[,SIGNAL]: a running hist (with an inline kprobe) ended by
+# the signals, its table printed, nothing left
+sig() {
+	ktrace hist -e "kprobe:$GETPPID" -k common_pid > $D/sig.out 2>&1 &
+	kpid=$!
+	if ! wait_for 20 sh -c "ls $T/instances | grep -q ktrace_"; then
+		fail "histown-$1-started" "no instance after 20 s"
+	fi
+	sleep 0.3
+	for s in $(echo $2 | tr , ' '); do kill -$s $kpid; done
+	wait $kpid
+	rc=$?
+	case $rc in
+	0|130|143|129) pass "histown-$1-exit" ;;
+	*) fail "histown-$1-exit" "exit status $rc"; _show "$(cat $D/sig.out)" ;;
+	esac
+	expect_contains "histown-$1-table" "$(cat $D/sig.out)" "Totals:"
+	expect_clean "histown-$1-clean"
+}
+sig int INT
+sig term TERM
+sig hup HUP
+sig int2 INT,INT
+
+# SIGKILL: the instance and the probe stay; the next start sweeps them
+ktrace hist -e "kprobe:$GETPPID" -k common_pid > /dev/null 2>&1 &
+kpid=$!
+wait_for 20 sh -c "ls $T/instances | grep -q ktrace_"
+sleep 0.3
+kill -KILL $kpid
+wait $kpid 2>/dev/null
+left=$(ls $T/instances | grep '^ktrace_')
+expect_ne histown-kill-left "" "$left"
+expect_ok histown-kill-next ktrace hist -e raw_syscalls:sys_enter -d 0.5
+expect_clean histown-kill-swept
+
+# --- recipes ------------------------------------------------------------
+expect_ok histown-list ktrace hist --list-recipes
+for r in slab-by-caller syscalls-by-process syscalls-by-name read-sizes \
+	write-sizes page-faults-by-process softirqs-by-vector block-io-sizes; do
+	expect_contains "histown-list-$r" "$OUT" "$r"
+done
+WL="sh -c 'cat /proc/self/status > /dev/null; ls / > /dev/null; dd if=/dev/zero of=/dev/null bs=100 count=3 2>/dev/null; $SC 20'"
+for r in slab-by-caller syscalls-by-process syscalls-by-name read-sizes \
+	write-sizes page-faults-by-process; do
+	eval "run ktrace hist -r $r -- $WL"
+	expect_eq "histown-recipe-$r" 0 "$RC"
+	expect_match "histown-recipe-$r-hits" "$OUT" 'Totals: [1-9][0-9]* hits'
+done
+expect_ok histown-recipe-syscalls-exact ktrace hist -r syscalls-by-name -- $SC 77
+expect_eq histown-recipe-syscalls-exact-n 77 "$(row_count sys_getppid)"
+for r in softirqs-by-vector block-io-sizes; do
+	expect_ok "histown-recipe-$r" ktrace hist -r $r -d 1
+	expect_contains "histown-recipe-$r-totals" "$OUT" "Totals:"
+done
+expect_exit histown-recipe-missing 2 ktrace hist -r no-such-recipe
+expect_clean histown-recipes-clean
