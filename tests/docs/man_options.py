@@ -19,7 +19,8 @@ import sys
 src = sys.argv[1] if len(sys.argv) > 1 else "."
 # commands whose options live in a shared page or have none of their own
 PAGE = {"ktrace": "ktrace.1"}
-SKIP = {"capture", "inline", "profile", "flamegraph", "perfetto", "workload", "main"}
+SKIP = {"capture", "inline", "profile", "flamegraph", "perfetto", "workload", "main",
+        "histview", "recipe"}
 
 bad = []
 ncmd = nopt = 0
