@@ -2,9 +2,11 @@
 # Installed as share/bash-completion/completions/ktrace (bash-completion
 # loads it on first use). Options are read from `ktrace CMD --help`, so they
 # follow the binary; events from `ktrace list`, probe sets from `ktrace
-# probe sets`, ktrace's own probes from `ktrace probe list`.
+# probe sets`, ktrace's own probes from `ktrace probe list`, hist's recipes
+# from `ktrace hist --list-recipes` and an event's fields from `ktrace list
+# -v EVENT`.
 
-_ktrace_cmds="list enable disable filter show reset probe record report stat top help version"
+_ktrace_cmds="list enable disable filter show reset probe record report stat hist top help version"
 
 # Options of a command (or of probe SUB) as its --help lists them.
 _ktrace_opts()
@@ -18,11 +20,62 @@ _ktrace_events()
 	local cur=$1
 	"$_ktrace_bin" list 2>/dev/null
 	# sampling events and inline probes where the command takes them
+	# (hist: inline probes only)
 	if [[ ${2:-} == sampling ]]; then
 		"$_ktrace_bin" stat --help 2>/dev/null |
 			sed -n 's/^Counters: \(.*\) (.*/\1/p' | tr -d ',' | tr ' ' '\n' | grep .
+	fi
+	if [[ ${2:-} == sampling || ${2:-} == inline ]]; then
 		printf '%s\n' kprobe: kretprobe: uprobe: uretprobe:
 	fi
+}
+
+# hist's recipes: the first word of each line of --list-recipes
+_ktrace_recipes()
+{
+	"$_ktrace_bin" hist --list-recipes 2>/dev/null |
+		awk '{ sub(/:$/, "", $1) } $1 ~ /^[A-Za-z0-9][A-Za-z0-9_.-]*$/ { print $1 }'
+}
+
+# hist's -k, -v and -s (OPT): the fields of the event of -e (`ktrace list
+# -v`; none for an inline probe), for -k also common_pid,
+# common_timestamp, stack and after FIELD. the kernel's modifiers, for -s
+# also hitcount and each with -desc; the last item of a comma list is
+# completed. Uses _ktrace's cur, words, cword and ci.
+_ktrace_hist_fields()
+{
+	local opt=$1 i ev= pre= item=$cur f
+	local -a cand=()
+	for ((i = ci + 1; i < cword - 1; i++)); do
+		[[ ${words[i]} == -e || ${words[i]} == --event ]] && ev=${words[i + 1]}
+	done
+	if [[ $cur == *,* ]]; then
+		pre=${cur%,*}, item=${cur##*,}
+	fi
+	if [[ $opt == -k || $opt == --key ]] && [[ $item == *.* ]]; then
+		f=${item%%.*}
+		for i in sym sym-offset hex execname syscall log2 buckets= usecs; do
+			cand+=("$f.$i")
+		done
+		_ktrace_words "$item" "${cand[@]}"
+		[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace 2>/dev/null
+		COMPREPLY=("${COMPREPLY[@]/#/$pre}")
+		return
+	fi
+	if [[ -n $ev && $ev != *probe:* ]]; then
+		cand=($("$_ktrace_bin" list -v "$ev" 2>/dev/null |
+			awk '/^[ \t]/ { for (i = 2; i <= NF; i++) if ($i ~ /^size:/) print $(i - 1) }'))
+	fi
+	case $opt in
+	-k | --key) cand+=(common_pid common_timestamp stack) ;;
+	-s | --sort)
+		cand+=(hitcount)
+		for f in "${cand[@]}"; do
+			cand+=("$f-desc")
+		done ;;
+	esac
+	_ktrace_words "$item" "${cand[@]}"
+	COMPREPLY=("${COMPREPLY[@]/#/$pre}")
 }
 
 _ktrace_words() # CUR WORDS...: COMPREPLY: the words that start with CUR
@@ -73,11 +126,28 @@ _ktrace()
 			return
 		fi
 	fi
-	# the argument of an option
+	# the argument of an option: hist's own, then the others
+	if [[ $cmd == hist ]]; then
+		case $prev in
+		-r | --recipe)
+			_ktrace_words "$cur" $(_ktrace_recipes)
+			if [[ $cur == */* ]]; then
+				COMPREPLY+=($(compgen -f -- "$cur"))
+				compopt -o filenames 2>/dev/null
+			fi
+			return ;;
+		-k | --key | -v | --value | -s | --sort)
+			_ktrace_hist_fields "$prev"
+			return ;;
+		--size)
+			return ;;
+		esac
+	fi
 	case $prev in
 	-e | --event)
 		case $cmd in
 		record | stat | top) _ktrace_words "$cur" $(_ktrace_events "$cur" sampling) ;;
+		hist) _ktrace_words "$cur" $(_ktrace_events "$cur" inline) ;;
 		*) _ktrace_words "$cur" $(_ktrace_events "$cur") ;;
 		esac
 		__ltrim_colon_completions "$cur" 2>/dev/null
@@ -146,7 +216,7 @@ _ktrace()
 					awk '$2 ~ /^[TtWi]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u)
 			fi ;;
 		esac ;;
-	record | stat)
+	record | stat | hist)
 		# after --: a command
 		for ((i = ci + 1; i < cword; i++)); do
 			if [[ ${words[i]} == -- ]]; then

@@ -73,5 +73,31 @@ has "files for record -o" "tests/docs/man_options.py" $KTRACE record -o tests/do
 has "symbols of -x" "main" $KTRACE probe add -x "$KTRACE" mai
 has "a command after --" "true" $KTRACE record -e sched:sched_switch -- tru
 check "help's topics" "$(printf '%s\n' stat)" $KTRACE help sta
+# hist: events and inline probes (no sampling events), the -e event's
+# fields for -k/-v/-s, the kernel's modifiers after "FIELD.", comma lists
+check "hist among the commands" "$(printf '%s\n' help hist)" $KTRACE h
+check "events for hist -e" "$(printf '%s\n' sched_switch)" $KTRACE hist -e sched:sched_sw
+has "inline probes for hist -e" "kprobe:" $KTRACE hist -e kpr
+check "no sampling events for hist -e" "" $KTRACE hist -e cpu-
+check "hist -k: the event's fields" "$(printf '%s\n' next_comm next_pid next_prio)" \
+	$KTRACE hist -e sched:sched_switch -k next_
+check "hist -k: common fields and the stack" "$(printf '%s\n' stack)" \
+	$KTRACE hist -e sched:sched_switch -k st
+check "hist -k: modifiers" "$(printf '%s\n' next_pid.sym next_pid.sym-offset next_pid.syscall)" \
+	$KTRACE hist -e sched:sched_switch -k next_pid.s
+check "hist -k: the last item of a list" "$(printf '%s\n' prev_comm,next_pid.log2)" \
+	$KTRACE hist -e sched:sched_switch -k prev_comm,next_pid.lo
+check "hist -v: fields only" "$(printf '%s\n' prev_pid prev_prio)" \
+	$KTRACE hist -e sched:sched_switch -v prev_p
+check "hist -s: fields, hitcount, -desc" "$(printf '%s\n' hitcount hitcount-desc)" \
+	$KTRACE hist -e sched:sched_switch -k prev_pid -s hit
+has "a command after hist --" "true" $KTRACE hist -e sched:sched_switch -- tru
+# what needs the hist command itself: its options, its recipes
+if "$KTRACE" hist --help >/dev/null 2>&1; then
+	check "hist options from its --help" "$(printf '%s\n' --list-recipes)" $KTRACE hist --list
+	has "recipes for hist -r" "syscalls-by-name" $KTRACE hist -r syscalls-by
+else
+	echo "SKIP completion: hist's options and recipes: $KTRACE has no hist command"
+fi
 echo "completion: $pass passed, $failed failed"
 [ $failed = 0 ]
