@@ -34,12 +34,14 @@
 
 struct ktrace_inst;
 
-/* How a key is printed, from its modifier in the trigger info. */
+/* How a key is printed, from its modifier in the trigger info (a
+ * modifier the parser does not know: PLAIN, the printed text). */
 enum kt_hist_kind {
 	KT_HK_PLAIN,		/* no modifier: a number or a string field */
 	KT_HK_HEX,		/* .hex: num */
 	KT_HK_SYM,		/* .sym: num = address, text = symbol */
-	KT_HK_SYM_OFFSET,	/* .sym-offset: text = "sym+0x1f/0x80" */
+	KT_HK_SYM_OFFSET,	/* .sym-offset: text = "sym+0x1f/0x80",
+				 * num = address */
 	KT_HK_EXECNAME,		/* .execname: num = pid, text = comm */
 	KT_HK_SYSCALL,		/* .syscall: num = id, text = name */
 	KT_HK_LOG2,		/* .log2: num = N of "~ 2^N" */
@@ -57,11 +59,13 @@ struct kt_hist_keydef {
 
 struct kt_hist_key {
 	/* KT_HK_PLAIN: the printed text, trimmed (a string field's value,
-	 * or the digits of a number); the others as the kind says */
+	 * or the digits of a number); the others as the kind says, and
+	 * where it says nothing the printed text, trimmed ("~ 2^7",
+	 * "ff25ba60011e1290"). Never NULL. */
 	char *text;
 	uint64_t num, num2;
 	bool is_num;		/* num holds a value (PLAIN: the text is a
-				 * decimal number) */
+				 * decimal number; STACK: never) */
 };
 
 struct kt_hist_entry {
@@ -77,12 +81,15 @@ struct kt_hist_table {
 	bool paused;		/* [paused] rather than [active] */
 	int nkeys, nvals;
 	struct kt_hist_keydef *keys;
-	/* value names in the trigger info's order, "hitcount" first; values
-	 * shown as .percent or .graph are not numbers and are left out */
+	/* value names in the trigger info's order, "hitcount" first (but
+	 * with :nohitcount); values shown as .percent or .graph are not
+	 * numbers and are left out. At most 16 keys and 16 values. */
 	char **vals;
 	struct kt_hist_entry *v;
 	size_t n;
 	uint64_t hits, entries, dropped;
+	/* always true from kt_hist_parse(): a section without its Totals,
+	 * or whose Entries is not n, is cut text and refused */
 	bool has_totals;
 };
 
@@ -99,8 +106,17 @@ struct kt_hist_file {
  */
 int kt_hist_parse(const char *text, size_t len, struct kt_hist_file **out);
 void kt_hist_file_free(struct kt_hist_file *f);
-/* The table whose trigger info is trigger (as kt_hist_trigger_text()
- * wrote it: the kernel adds vals=hitcount, sort= and size=), or NULL. */
+/*
+ * The table whose trigger info is trigger (as kt_hist_trigger_text()
+ * wrote it: the kernel adds vals=hitcount, sort=, size= and clock=), or
+ * NULL. Compared: the keys (keys=cpu is printed common_cpu, stacktrace
+ * common_stacktrace on 6.12), the values once hitcount is put first
+ * (unless :nohitcount), the filter after " if " (trimmed), the name
+ * (name=N, printed hist:N:) and the size if trigger gives one (rounded up
+ * to a power of 2, as the kernel does). Of the tables that match, the
+ * first one whose sort keys are trigger's (their fields and order;
+ * default hitcount) is preferred, else the first one.
+ */
 struct kt_hist_table *kt_hist_find(struct kt_hist_file *f,
 				   const char *trigger);
 
