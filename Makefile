@@ -278,12 +278,12 @@ check-layers: $(LIB_OBJS) $(CMD_OBJS)
 check-static: check-layers analyze check-unused check-exports check-docs
 
 # Fuzzing (fuzz/): libFuzzer targets for the hostile inputs (probe specs,
-# filters, format text, record files). `make fuzz FUZZ_SECONDS=N` builds
+# filters, format text, record files, hist text). `make fuzz FUZZ_SECONDS=N` builds
 # them with clang, ASan and UBSan and runs each for N seconds (new inputs
 # under build/fuzz/corpus, crashes under build/fuzz/crashes); `make check`
 # replays the corpora and crash regressions in the tree with the normal
 # compiler (check-fuzz: seconds).
-FUZZ_TARGETS := spec filter format kfile
+FUZZ_TARGETS := spec filter format kfile hist
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang-14
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
