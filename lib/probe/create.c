@@ -17,6 +17,7 @@
 
 #include "base/internal.h"
 #include "tracefs/tfs.h"
+#include "tracefs/synth.h"
 #include "probe/probe_priv.h"
 
 /* A column of the definition mapped back into the user's spec. */
@@ -234,7 +235,7 @@ int ktrace_probe_destroy(struct ktrace_tfs *tfs, const char *group,
 	/* the group's last probe: ktrace no longer has it */
 	if (!ret && !group_exists(tfs, group)) {
 		kt_state_unmark(tfs, "group", group);
-		kt_owner_forget(tfs, group);
+		kt_owner_release(tfs, group);
 	}
 	return ret;
 }
@@ -250,8 +251,10 @@ int ktrace_probe_cleanup_stale(struct ktrace_tfs *tfs)
 	struct kt_dyn_set ds;
 	int removed = 0, ret;
 
-	/* a dead ktrace's instance first: its triggers hold its probes */
+	/* a dead ktrace's instance first: its triggers hold its probes and
+	 * its synthetic event */
 	kt_own_inst_sweep(tfs);
+	kt_synth_sweep(tfs);
 	/* dynamic_events alone says which probes exist: no directory walk */
 	ret = kt_dyn_load(tfs, &ds);
 	if (ret) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/internal.h"
 #include "tracefs/hist.h"
@@ -52,6 +53,12 @@ char *kt_hist_trigger_text(const struct kt_hist_def *d)
 		ret = put_list(f, ":sort=", d->sort, d->nsort);
 	if (!ret && d->size)
 		fprintf(f, ":size=%u", d->size);
+	if (!ret && d->extra && *d->extra) {
+		if (strpbrk(d->extra, " \t\n"))
+			ret = -EINVAL;
+		else
+			fprintf(f, ":%s", d->extra);
+	}
 	if (!ret && d->filter && *d->filter)
 		fprintf(f, " if %s", d->filter);
 	if (fclose(f) && !ret)
@@ -64,29 +71,72 @@ char *kt_hist_trigger_text(const struct kt_hist_def *d)
 	return text;
 }
 
+/*
+ * A trigger on a run's own instance is on record first ("triggers.NAME",
+ * a line "SYS EV TEXT" each, in the order made): an instance whose
+ * triggers use each other's variables cannot be removed until they are
+ * (EBUSY), so the sweep after a SIGKILL takes them off, last first
+ * (owner.c). 0 or -errno.
+ */
+static int note_trigger(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
+			const char *sys, const char *ev, const char *text)
+{
+	char *old, *line;
+	int ret;
+
+	if (!inst->name || !kt_state_has(tfs, "owner", inst->name))
+		return 0;	/* not a run's own */
+	old = kt_state_read(tfs, "triggers", inst->name);
+	if (asprintf(&line, "%s%s %s %s\n", old ? old : "", sys, ev,
+		     text) < 0) {
+		free(old);
+		return -ENOMEM;
+	}
+	ret = kt_state_write(tfs, "triggers", inst->name, line);
+	free(line);
+	free(old);
+	return ret;
+}
+
 int kt_hist_start(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
 		  const char *sys, const char *ev, const char *text,
 		  struct ktrace_err *err)
 {
 	char *path, *klog, *cmd = NULL;
+	const char *why;
 	int ret, pos = -1;
 
-	path = kt_event_path(inst, sys, ev, "trigger");
+	path = kt_event_path(inst, sys, ev, NULL);
 	if (!path)
 		return kt_err_set(err, errno, "bad event name '%s:%s'", sys,
 				  ev);
+	ret = access(path, F_OK) ? -errno : 0;
 	free(path);
+	if (ret)
+		return kt_err_set(err, -ret, "no event %s:%s in %s", sys, ev,
+				  ktrace_tfs_dir(tfs));
+	/* the hist file is there only with CONFIG_HIST_TRIGGERS */
+	path = kt_event_path(inst, sys, ev, "hist");
+	ret = !path ? -errno : access(path, F_OK) ? -errno : 0;
+	free(path);
+	if (ret == -ENOENT)
+		return kt_err_set(err, EOPNOTSUPP,
+				  "this kernel has no hist triggers (CONFIG_HIST_TRIGGERS is off: no events/%s/%s/hist)",
+				  sys, ev);
+	ret = note_trigger(tfs, inst, sys, ev, text);
+	if (ret)
+		return kt_err_set(err, -ret, "cannot keep a record in %s: %s",
+				  "KTRACE_STATE_DIR", strerror(-ret));
 	kt_errlog_clear(tfs, inst);
 	ret = kt_event_append(inst, sys, ev, "trigger", text);
 	if (!ret)
 		return 0;
-	if (ret == -ENOENT)
-		return kt_err_set(err, ENOENT,
-				  "no hist triggers for %s:%s: the kernel has no '%s' (CONFIG_HIST_TRIGGERS off, or no such event)",
-				  sys, ev, "trigger");
 	klog = kt_errlog_read(tfs, inst, &cmd, &pos);
+	/* "hist:SYS:EV: error: Couldn't find field": the words after it */
+	why = klog && strstr(klog, ": error: ") ?
+	      strstr(klog, ": error: ") + strlen(": error: ") : klog;
 	kt_err_set(err, -ret, "kernel refused hist trigger on %s:%s: %s", sys,
-		   ev, klog ? klog : strerror(-ret));
+		   ev, why ? why : strerror(-ret));
 	if (err) {
 		err->klog = klog;
 		err->input = strdup(text);

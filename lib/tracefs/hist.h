@@ -68,8 +68,16 @@ struct kt_hist_key {
 				 * decimal number; STACK: never) */
 };
 
+/* A line under an entry that an action of the trigger added, as
+ * "name: value" pairs: onmax()'s "max: N" and the fields its save() kept. */
+struct kt_hist_var {
+	char *name, *value;		/* value trimmed */
+};
+
 struct kt_hist_entry {
 	struct kt_hist_key *keys;	/* nkeys */
+	struct kt_hist_var *vars;	/* nvars, NULL when none */
+	int nvars;
 	uint64_t *vals;			/* nvals, 0 where the line had none */
 	char *raw;			/* the entry's key text as printed: its
 					 * identity from one read to the next */
@@ -135,6 +143,9 @@ struct kt_hist_def {
 	const char *const *sort;
 	int nsort;
 	unsigned int size;
+	const char *extra;	/* more ":"-separated parts (variables,
+				 * actions: "ts0=common_timestamp.usecs"),
+				 * written as given, or NULL */
 	const char *filter;
 };
 char *kt_hist_trigger_text(const struct kt_hist_def *d);

@@ -20,6 +20,7 @@
  *    are stepped over and not stored.
  * Anything else is -EINVAL: the work is linear in the text, whatever it is.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -642,6 +643,53 @@ static int parse_entry(struct reader *r, struct hp_table *c,
 	return ret;
 }
 
+/* Does an action's "NAME:" start at p (a name, then ':')? Its end. */
+static const char *var_name_end(const char *p, const char *e)
+{
+	const char *q = p;
+
+	while (q < e && (isalnum((unsigned char)*q) || *q == '_' ||
+			 *q == '$' || *q == '.'))
+		q++;
+	return q > p && q < e && *q == ':' ? q : NULL;
+}
+
+/*
+ * A line an action printed under the entry en ("\tmax: N  next_comm: sh
+ * ..."): its "NAME: VALUE" pairs, a value running to the blanks before
+ * the next "NAME:" (a comm may hold a space) or the end.
+ */
+static int parse_vars(struct kt_hist_entry *en, const char *p, const char *e)
+{
+	while ((p = skip_blanks(p, e)) < e) {
+		const char *ne = var_name_end(p, e), *v, *q;
+		struct kt_hist_var *nv;
+
+		if (!ne || en->nvars >= HP_MAX_FIELDS)
+			return -EINVAL;
+		v = skip_blanks(ne + 1, e);
+		/* tried once per run of blanks: linear */
+		for (q = v; q < e; q++)
+			if (is_blank(*q) && !is_blank(q[-1]) && q + 1 < e &&
+			    is_blank(q[1]) && var_name_end(skip_blanks(q, e), e))
+				break;
+		nv = realloc(en->vars, (en->nvars + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		en->vars = nv;
+		nv = &en->vars[en->nvars];
+		nv->name = dup_span(p, ne);
+		nv->value = nv->name ? dup_span(v, trim(v, q).e) : NULL;
+		if (!nv->value) {
+			free(nv->name);
+			return -ENOMEM;
+		}
+		en->nvars++;
+		p = q;
+	}
+	return 0;
+}
+
 /* "NAME N" on the next line, after blanks */
 static int parse_total(struct reader *r, const char *name, uint64_t *out)
 {
@@ -695,6 +743,12 @@ static int parse_body(struct reader *r, struct hp_table *c)
 			return -EINVAL;
 		if (l.p == l.e)
 			break;
+		if (*l.p == '\t' && c->actions && t->n) {
+			ret = parse_vars(&t->v[t->n - 1], l.p, l.e);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (*l.p != '{')
 			return -EINVAL;
 		ret = parse_entry(r, c, l);
@@ -742,6 +796,11 @@ static void free_table(struct kt_hist_table *t)
 		free(t->v[i].keys);
 		free(t->v[i].vals);
 		free(t->v[i].raw);
+		for (j = 0; j < t->v[i].nvars; j++) {
+			free(t->v[i].vars[j].name);
+			free(t->v[i].vars[j].value);
+		}
+		free(t->v[i].vars);
 	}
 	free(t->v);
 	for (j = 0; t->keys && j < t->nkeys; j++)

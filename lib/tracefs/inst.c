@@ -102,6 +102,11 @@ bool ktrace_inst_is_new(const struct ktrace_inst *inst)
 	return inst->is_new;
 }
 
+const char *kt_inst_name(const struct ktrace_inst *inst)
+{
+	return inst->name;
+}
+
 bool ktrace_inst_owned(const struct ktrace_inst *inst)
 {
 	return inst->owned;

@@ -220,15 +220,24 @@ void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds)
 	kt_state_list(tfs, "owner", prune_one, &p);
 }
 
-/* Does tfs have an event group (events/NAME) of that name? */
-static bool group_exists(struct ktrace_tfs *tfs, const char *name)
+/* Does tfs have events/SYS[/EV]? */
+static bool event_exists(struct ktrace_tfs *tfs, const char *sys,
+			 const char *ev)
 {
-	char *p = kt_event_path(&tfs->top, name, NULL, NULL);
+	char *p = kt_event_path(&tfs->top, sys, ev, NULL);
 	struct stat st;
 	bool ret = p && !stat(p, &st);
 
 	free(p);
 	return ret;
+}
+
+void kt_owner_release(struct ktrace_tfs *tfs, const char *name)
+{
+	if (!kt_state_has(tfs, "instance", name) &&
+	    !event_exists(tfs, name, NULL) &&
+	    !event_exists(tfs, "synthetic", name))
+		kt_owner_forget(tfs, name);
 }
 
 struct ktrace_inst *kt_own_inst_create(struct ktrace_tfs *tfs)
@@ -249,9 +258,13 @@ struct ktrace_inst *kt_own_inst_create(struct ktrace_tfs *tfs)
 		errno = EEXIST;	/* not made by this run: never taken */
 		return NULL;
 	}
-	/* on record before it exists, so a SIGKILL leaves it provable */
+	/* on record and marked before it exists, so a SIGKILL at any point
+	 * leaves it provable and found */
 	ret = kt_owner_record(tfs, name);
+	if (!ret)
+		ret = kt_state_mark(tfs, "instance", name);
 	if (ret) {
+		kt_owner_release(tfs, name);
 		errno = -ret;
 		return NULL;
 	}
@@ -259,12 +272,42 @@ struct ktrace_inst *kt_own_inst_create(struct ktrace_tfs *tfs)
 	if (!inst || !ktrace_inst_is_new(inst)) {
 		ret = inst ? EEXIST : errno;
 		ktrace_inst_free(inst);
-		if (!group_exists(tfs, name))
-			kt_owner_forget(tfs, name);
+		kt_state_unmark(tfs, "instance", name);
+		kt_owner_release(tfs, name);
 		errno = ret;
 		return NULL;
 	}
 	return inst;
+}
+
+/* The triggers on record for the instance (hist.c), removed last first;
+ * the record dropped. What is gone already is no error. */
+static void unwind_triggers(struct ktrace_inst *inst, const char *name)
+{
+	char *text = kt_state_read(inst->tfs, "triggers", name), *line;
+	char *sys, *ev, *trig, *bang;
+
+	while (text && (line = strrchr(text, '\n'))) {
+		*line = '\0';
+		line = strrchr(text, '\n');
+		line = line ? line + 1 : text;
+		sys = line;
+		ev = strchr(sys, ' ');
+		trig = ev ? strchr(ev + 1, ' ') : NULL;
+		if (trig) {
+			*ev++ = '\0';
+			*trig++ = '\0';
+			if (asprintf(&bang, "!%s", trig) >= 0) {
+				kt_event_append(inst, sys, ev, "trigger", bang);
+				free(bang);
+			}
+		}
+		*line = '\0';
+		if (line == text)
+			break;
+	}
+	free(text);
+	kt_state_unmark(inst->tfs, "triggers", name);
 }
 
 int kt_own_inst_destroy(struct ktrace_inst *inst)
@@ -277,10 +320,12 @@ int kt_own_inst_destroy(struct ktrace_inst *inst)
 		return 0;
 	tfs = inst->tfs;
 	name = inst->name ? strdup(inst->name) : NULL;
+	if (name)
+		unwind_triggers(inst, name);
 	ret = ktrace_inst_destroy(inst);
 	ktrace_inst_free(inst);
-	if (!ret && name && !group_exists(tfs, name))
-		kt_owner_forget(tfs, name);
+	if (!ret && name)
+		kt_owner_release(tfs, name);
 	free(name);
 	return ret;
 }
@@ -303,6 +348,7 @@ static void sweep_one(struct ktrace_tfs *tfs, const char *name, void *ctx)
 			kt_state_unmark(tfs, "instance", name);
 		return;
 	}
+	unwind_triggers(inst, name);
 	ret = ktrace_inst_destroy(inst);
 	ktrace_inst_free(inst);
 	if (ret) {
@@ -310,8 +356,7 @@ static void sweep_one(struct ktrace_tfs *tfs, const char *name, void *ctx)
 		return;
 	}
 	sw->removed++;
-	if (!group_exists(tfs, name))
-		kt_owner_forget(tfs, name);
+	kt_owner_release(tfs, name);
 }
 
 int kt_own_inst_sweep(struct ktrace_tfs *tfs)

@@ -137,6 +137,9 @@ int kt_owner_record(struct ktrace_tfs *tfs, const char *group);
 bool kt_owner_dead(struct ktrace_tfs *tfs, const char *group);
 bool kt_owner_known(struct ktrace_tfs *tfs, const char *group);
 void kt_owner_forget(struct ktrace_tfs *tfs, const char *group);
+/* Forget the record once nothing of that name is left: no instance, no
+ * event group, no synthetic event. */
+void kt_owner_release(struct ktrace_tfs *tfs, const char *name);
 /* Drop the records of dead owners whose groups (none in ds) and
  * instances are gone (a ktrace killed before its first probe, or a record
  * left over). */
@@ -148,11 +151,14 @@ void kt_owner_prune(struct ktrace_tfs *tfs, const struct kt_dyn_set *ds);
  * instance marked before it exists. NULL + errno (EEXIST: an instance of
  * that name is there already). kt_own_inst_destroy() removes it (the
  * kernel drops its triggers and tracer with it), unmarks it, forgets the
- * owner when no group of that name is left, and frees inst.
+ * owner when nothing of that name is left (kt_owner_release()), and
+ * frees inst.
  * kt_own_inst_sweep() removes the own instances of ktrace processes that
  * are provably gone (killed with SIGKILL); the count removed or -errno.
  */
 struct ktrace_inst *kt_own_inst_create(struct ktrace_tfs *tfs);
+/* An instance's name (NULL: the top), borrowed from inst. */
+const char *kt_inst_name(const struct ktrace_inst *inst);
 int kt_own_inst_destroy(struct ktrace_inst *inst);
 int kt_own_inst_sweep(struct ktrace_tfs *tfs);
 

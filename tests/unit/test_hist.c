@@ -95,7 +95,7 @@ static void assert_key(const struct kt_hist_key *k, const char *text,
  */
 static const char *const hits_after[] = {
 	"6.1/drops.hist", "6.12/drops.hist", "6.1/hex.hist", "6.12/hex.hist",
-	"6.1/string.hist", "6.12/percent.hist",
+	"6.1/string.hist", "6.12/percent.hist", "6.12/synth-lat.hist",
 };
 
 static bool in_hits_after(const char *kernel, const char *file)
@@ -178,7 +178,8 @@ static int check_kernel(const char *kernel)
 		s = fixture(kernel, name, &len);
 		if (kt_hist_parse(s, len, &f))
 			fail_msg("%s/%s does not parse", kernel, name);
-		assert_int_equal(f->n, 1);
+		/* synth-lat: two triggers on the synthetic event */
+		assert_int_equal(f->n, strcmp(name, "synth-lat") ? 1 : 2);
 		check_table(f, s, kernel, names[i]->d_name);
 		kt_hist_file_free(f);
 		free(s);
@@ -191,8 +192,67 @@ static int check_kernel(const char *kernel)
 static void test_every_fixture(void **state)
 {
 	(void)state;
-	assert_int_equal(check_kernel("6.1"), 20);
-	assert_int_equal(check_kernel("6.12"), 22);
+	assert_int_equal(check_kernel("6.1"), 23);
+	assert_int_equal(check_kernel("6.12"), 25);
+}
+
+static const char *var(const struct kt_hist_entry *e, const char *name)
+{
+	for (int i = 0; i < e->nvars; i++)
+		if (!strcmp(e->vars[i].name, name))
+			return e->vars[i].value;
+	fail_msg("no '%s' under the entry", name);
+	return NULL;
+}
+
+/* onmax().save(): "max:" and the fields saved, under each entry */
+static void test_onmax_vars(void **state)
+{
+	static const struct {
+		const char *kernel;
+		uint64_t pid;
+		const char *max, *comm, *prev_pid, *prev_comm;
+	} want[] = {
+		{ "6.1", 160, "290825", "sleep", "0", "swapper/0" },
+		{ "6.12", 14, "491922", "kworker/u4:1", "19", "rcu_preempt" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct kt_hist_file *f;
+		struct kt_hist_table *t = load(want[i].kernel, "synth-end",
+						&f);
+		const struct kt_hist_entry *e = &t->v[0];
+
+		assert_int_equal(t->nkeys, 1);
+		assert_true(e->keys[0].num == want[i].pid);
+		assert_int_equal(e->nvars, 5);
+		assert_string_equal(var(e, "max"), want[i].max);
+		assert_string_equal(var(e, "next_comm"), want[i].comm);
+		assert_string_equal(var(e, "prev_pid"), want[i].prev_pid);
+		assert_string_equal(var(e, "prev_comm"), want[i].prev_comm);
+		assert_string_equal(var(e, "common_cpu"), "0");
+		/* every entry has its max */
+		for (size_t j = 0; j < t->n; j++)
+			assert_int_equal(t->v[j].nvars, 5);
+		assert_non_null(strstr(t->trigger, ":onmax($lat).save("));
+		kt_hist_file_free(f);
+	}
+}
+
+/* An action's line without an action in the trigger is not the kernel's */
+static void test_vars_need_action(void **state)
+{
+	struct kt_hist_file *f = NULL;
+	char *s = fixture("6.12", "syscall", NULL), *bad;
+
+	(void)state;
+	bad = replace(s, "[  3] } hitcount:        683\n",
+		      "[  3] } hitcount:        683\n\tmax:    12\n");
+	assert_int_equal(kt_hist_parse(bad, strlen(bad), &f), -EINVAL);
+	assert_null(f);
+	free(bad);
+	free(s);
 }
 
 static void test_syscall(void **state)
@@ -1116,6 +1176,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_fixture),
+		cmocka_unit_test(test_onmax_vars),
+		cmocka_unit_test(test_vars_need_action),
 		cmocka_unit_test(test_syscall),
 		cmocka_unit_test(test_log2),
 		cmocka_unit_test(test_buckets),
