@@ -28,6 +28,8 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report, "print a recording made with record -o" },
 	{ "stat", cmd_stat, "count events (like perf stat)" },
 	{ "top", cmd_top, "live view: hottest symbols, events a second (like perf top)" },
+	{ "hist", cmd_hist, "count in the kernel with a hist trigger: keys, sums, log2 histograms" },
+	{ "latency", cmd_latency, "time between two events, paired in the kernel: wakeup, syscall, function latency" },
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/types.h>
 #include <termios.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -116,6 +117,8 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_top(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_latency(struct kt_ctx *ctx, int argc, char **argv);
 
 /* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed; SIGPIPE is
  * ignored (writes fail with EPIPE instead). Install before creating
@@ -341,6 +344,91 @@ int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title);
  * NULL when none exists. Owned by cmd/ktrace.c.
  */
 const char *kt_probes_dir(void);
+
+/*
+ * Hist tables shown (cmd/histview.c): _text() the kernel's table, or for
+ * a .log2/.buckets key (_hist_key(): its index, or -1) one histogram per
+ * value of the other keys, with bars as bpftrace draws them, and the
+ * totals; _json() the members "keys", "entries", "totals" of the open
+ * object (key_is_str: keys that are string fields, or NULL).
+ * _log2_range(): the values the kernel's log2 bucket N holds (inclusive);
+ * _bucket_label(): "(64, 128]", "[100, 200)".
+ */
+#include "tracefs/hist.h"
+int kt_histview_hist_key(const struct kt_hist_table *t);
+void kt_histview_text(FILE *f, const struct kt_hist_table *t);
+void kt_histview_json(struct kt_json *j, const struct kt_hist_table *t,
+		      const bool *key_is_str);
+void kt_histview_log2_range(uint64_t n, uint64_t *lo, uint64_t *hi);
+void kt_histview_bucket_label(const struct kt_hist_keydef *d, uint64_t num,
+			      char *buf, size_t len);
+
+/*
+ * The runs whose counting the kernel does (cmd/histrun.c: hist, latency).
+ * The caller fills ctx, tg (prepared), duration, interval, inst (from
+ * kt_own_inst_create()), what (the target described), the table to show
+ * (sys, ev, trigger) and print(arg, table, at), which shows one read (with
+ * -I the change since the last, at seconds from the start); pidfd = -1.
+ * _limit(): the instance's set_event_pid for the command (and its
+ * children) or the -p threads. _loop(): start the command, wait for the
+ * end (the command, the processes, -d, a signal) printing each -I
+ * interval, then show the table. _show(): read and show it now; dropped
+ * entries said on stderr. _destroy(): the instance removed (the kernel
+ * drops its triggers with it), the reads freed. Errors printed; KT_OK or
+ * the status.
+ */
+struct kt_hrun {
+	struct kt_ctx *ctx;
+	struct kt_target *tg;
+	double duration;
+	long interval;
+	struct ktrace_inst *inst;
+	const char *what;
+	const char *sys, *ev, *trigger;
+	int (*print)(void *arg, const struct kt_hist_table *t, double at);
+	void *arg;
+	/* the run's own */
+	int pidfd;
+	struct timespec t0;
+	double last;
+	struct kt_hist_file *prev;
+	uint64_t dropped_said;
+};
+int kt_hrun_limit(struct kt_hrun *hr);
+int kt_hrun_loop(struct kt_hrun *hr, bool *stopped);
+int kt_hrun_show(struct kt_hrun *hr, double at);
+int kt_hrun_destroy(struct kt_hrun *hr);
+/* -I MS (10 to 3600000) */
+int kt_interval_parse(struct kt_ctx *ctx, const char *arg, long *out);
+/* A list given in pieces ("-k a,b -k c"): each comma-separated item of
+ * arg appended (at most 16, each 1 to 128 bytes). */
+struct kt_strv {
+	char **v;
+	int n;
+};
+int kt_strv_add_list(struct kt_ctx *ctx, struct kt_strv *s, const char *what,
+		     const char *arg);
+void kt_strv_free(struct kt_strv *s);
+/* lead, then the items with sep between ("" for none): malloc'ed, or NULL */
+char *kt_strv_join(const struct kt_strv *s, const char *lead,
+		   const char *sep);
+
+/*
+ * Recipes (cmd/recipe.c): NAME.KIND files in kt_probes_dir() (or a path)
+ * that hold a command's options, one per line as "LONG-OPTION [VALUE]"
+ * ("key call_site.sym"), after "# NAME: what it answers" and comments.
+ * _apply() reads one and calls apply(arg, opt, value) for each line, opt
+ * being the option's code in opts; the text stays in *keep (a list;
+ * kt_recipe_free() it after the options are no longer used). Errors
+ * printed; KT_OK or the status. _list() prints the recipes of KIND.
+ */
+struct kt_recipe;
+int kt_recipe_apply(struct kt_ctx *ctx, const char *name,
+		    const struct option *opts,
+		    int (*apply)(void *arg, int opt, const char *val),
+		    void *arg, struct kt_recipe **keep);
+void kt_recipe_free(struct kt_recipe *r);
+int kt_recipe_list(struct kt_ctx *ctx, const char *kind);
 
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);

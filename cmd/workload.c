@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,16 +70,26 @@ int kt_workload_fork(struct kt_ctx *ctx, struct kt_workload *w, char **argv)
 		return kt_error(ctx, KT_FAIL, "fork: %s", strerror(errno));
 	}
 	if (w->pid == 0) {
-		char c;
+		struct pollfd p = { .fd = go[0], .events = POLLIN };
 
 		close(go[1]);
+		/* its name already, as exec will set it: a count by process
+		 * (hist's .execname) that starts at this fork names it so */
+		prctl(PR_SET_NAME, basename(argv[0]));
 		/* The command gets the default dispositions, not ktrace's. */
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		/* EOF instead of a byte: ktrace gave up, do not run. */
-		if (read(go[0], &c, 1) != 1)
+		/*
+		 * Wait for the byte without reading it: a count by process
+		 * (hist's set_event_pid) starts at this fork, and a read of
+		 * ktrace's own would land in the command's read sizes. EOF
+		 * without a byte: ktrace gave up, do not run.
+		 */
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+		if (!(p.revents & POLLIN))
 			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "ktrace %s: cannot run '%s': %s\n",

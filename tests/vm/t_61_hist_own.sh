@@ -4,7 +4,6 @@
 # event keeps counting and is not counted; every exit path (-d, the
 # command's end, INT, TERM, HUP, a second INT) removes the trigger, the
 # instance and the inline probe; after SIGKILL the next start sweeps them.
-# And the recipes: each one runs, --list-recipes shows them all.
 . /tests/lib.sh
 
 if ! have_ktrace; then
@@ -104,24 +103,3 @@ expect_ne histown-kill-left "" "$left"
 expect_ok histown-kill-next ktrace hist -e raw_syscalls:sys_enter -d 0.5
 expect_clean histown-kill-swept
 
-# --- recipes ------------------------------------------------------------
-expect_ok histown-list ktrace hist --list-recipes
-for r in slab-by-caller syscalls-by-process syscalls-by-name read-sizes \
-	write-sizes page-faults-by-process softirqs-by-vector block-io-sizes; do
-	expect_contains "histown-list-$r" "$OUT" "$r"
-done
-WL="sh -c 'cat /proc/self/status > /dev/null; ls / > /dev/null; dd if=/dev/zero of=/dev/null bs=100 count=3 2>/dev/null; $SC 20'"
-for r in slab-by-caller syscalls-by-process syscalls-by-name read-sizes \
-	write-sizes page-faults-by-process; do
-	eval "run ktrace hist -r $r -- $WL"
-	expect_eq "histown-recipe-$r" 0 "$RC"
-	expect_match "histown-recipe-$r-hits" "$OUT" 'Totals: [1-9][0-9]* hits'
-done
-expect_ok histown-recipe-syscalls-exact ktrace hist -r syscalls-by-name -- $SC 77
-expect_eq histown-recipe-syscalls-exact-n 77 "$(row_count sys_getppid)"
-for r in softirqs-by-vector block-io-sizes; do
-	expect_ok "histown-recipe-$r" ktrace hist -r $r -d 1
-	expect_contains "histown-recipe-$r-totals" "$OUT" "Totals:"
-done
-expect_exit histown-recipe-missing 2 ktrace hist -r no-such-recipe
-expect_clean histown-recipes-clean
