@@ -34,7 +34,9 @@ for f in sorted(os.listdir(os.path.join(src, "cmd"))):
         continue
     longs, vals = set(), set()
     for t in tables:
-        for lname, val in re.findall(r'\{\s*"([a-z][a-z0-9-]*)",\s*\w+,\s*NULL,\s*\'(.)\'\s*\}', t):
+        # the value: a letter ('M') or a constant (OPT_SIZE) for a
+        # long-only option
+        for lname, val in re.findall(r'\{\s*"([a-z][a-z0-9-]*)",\s*\w+,\s*NULL,\s*(\'.\'|\w+)\s*\}', t):
             longs.add(lname)
             vals.add(val)
     optstrings = "".join(re.findall(r'getopt_long\([^,]+,[^,]+,\s*"([^"]*)"', text))
