@@ -3,10 +3,10 @@
 # loads it on first use). Options are read from `ktrace CMD --help`, so they
 # follow the binary; events from `ktrace list`, probe sets from `ktrace
 # probe sets`, ktrace's own probes from `ktrace probe list`, hist's recipes
-# from `ktrace hist --list-recipes` and an event's fields from `ktrace list
-# -v EVENT`.
+# from `ktrace hist --list-recipes`, an event's fields from `ktrace list -v
+# EVENT` and a binary's function symbols from nm.
 
-_ktrace_cmds="list enable disable filter show reset probe record report stat hist top help version"
+_ktrace_cmds="list enable disable filter show reset probe record report stat hist latency top help version"
 
 # Options of a command (or of probe SUB) as its --help lists them.
 _ktrace_opts()
@@ -78,6 +78,67 @@ _ktrace_hist_fields()
 	COMPREPLY=("${COMPREPLY[@]/#/$pre}")
 }
 
+# The value of the last of these options before the word completed (not
+# after --: the command's own). Uses _ktrace's words, cword and ci.
+_ktrace_arg_of() # OPTION...
+{
+	local i o v=
+	for ((i = ci + 1; i < cword - 1; i++)); do
+		[[ ${words[i]} == -- ]] && break
+		for o; do
+			[[ ${words[i]} == "$o" ]] && v=${words[i + 1]}
+		done
+	done
+	printf '%s' "$v"
+}
+
+# The function symbols of a binary (a path or a command), where cheap: not
+# for one of 64 MiB or more.
+_ktrace_syms() # BINARY
+{
+	local bin=$1
+	[[ -n $bin && ! -f $bin ]] && bin=$(type -P "$bin")
+	[[ -n $bin && -f $bin && $(stat -c %s "$bin") -lt 67108864 ]] || return
+	{ nm --defined-only "$bin"; nm -D --defined-only "$bin"; } 2>/dev/null |
+		awk '$2 ~ /^[TtWi]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u
+}
+
+# latency's -k: the keys of the pair (pid, common_pid.execname, cpu; comm
+# with --wakeup, id.syscall with --syscall all) and the fields of the end
+# event (--to, or the question's) that a synthetic event can carry:
+# numbers and char arrays. The last item of a comma list is completed.
+# Uses _ktrace's cur, words, cword and ci.
+_ktrace_latency_keys()
+{
+	local ev sc i pre= item=$cur
+	local -a cand=(pid common_pid.execname cpu)
+	ev=$(_ktrace_arg_of --to)
+	sc=$(_ktrace_arg_of --syscall)
+	for ((i = ci + 1; i < cword - 1; i++)); do
+		[[ ${words[i]} == -- ]] && break
+		[[ ${words[i]} == --wakeup ]] && { ev=sched:sched_switch; cand+=(comm); }
+	done
+	if [[ $sc == all ]]; then
+		ev=raw_syscalls:sys_exit
+		cand+=(id.syscall)
+	elif [[ -n $sc ]]; then
+		ev=syscalls:sys_exit_$sc
+	fi
+	if [[ $cur == *,* ]]; then
+		pre=${cur%,*}, item=${cur##*,}
+	fi
+	if [[ -n $ev && $ev != *probe:* ]]; then
+		cand+=($("$_ktrace_bin" list -v "$ev" 2>/dev/null |
+			awk '/^[ \t]/ { for (i = 2; i <= NF; i++) if ($i ~ /^size:/) {
+				t = $1; for (j = 2; j < i - 1; j++) t = t " " $j
+				if (t !~ /__data_loc|\*/ && (t !~ /\[/ || t ~ /^char\[/))
+					print $(i - 1)
+			} }'))
+	fi
+	_ktrace_words "$item" $(printf '%s\n' "${cand[@]}" | sort -u)
+	COMPREPLY=("${COMPREPLY[@]/#/$pre}")
+}
+
 _ktrace_words() # CUR WORDS...: COMPREPLY: the words that start with CUR
 {
 	local cur=$1 w
@@ -143,6 +204,31 @@ _ktrace()
 			return ;;
 		esac
 	fi
+	if [[ $cmd == latency ]]; then
+		case $prev in
+		--from | --to)
+			_ktrace_words "$cur" $(_ktrace_events "$cur" inline)
+			__ltrim_colon_completions "$cur" 2>/dev/null
+			return ;;
+		-k | --key)
+			_ktrace_latency_keys
+			return ;;
+		--syscall)
+			_ktrace_words "$cur" all $("$_ktrace_bin" list 'syscalls:sys_enter_*' 2>/dev/null |
+				sed -n 's/^syscalls:sys_enter_//p')
+			return ;;
+		-x | --exe)
+			COMPREPLY=($(compgen -f -- "$cur") $(compgen -c -- "$cur")); compopt -o filenames 2>/dev/null
+			return ;;
+		-f | --func)
+			# a user function: the symbols of -x's binary; a kernel
+			# function: none offered
+			_ktrace_words "$cur" $(_ktrace_syms "$(_ktrace_arg_of -x --exe)")
+			return ;;
+		--match | --from-filter | --to-filter | --buckets)
+			return ;;
+		esac
+	fi
 	case $prev in
 	-e | --event)
 		case $cmd in
@@ -205,18 +291,14 @@ _ktrace()
 				awk '!/not ktrace/ { print $2 }')
 			__ltrim_colon_completions "$cur" 2>/dev/null ;;
 		add)
-			# with -x BINARY: its function symbols, where cheap
+			# with -x BINARY: its function symbols
 			local bin=
 			for ((i = ci + 1; i < cword; i++)); do
 				[[ ${words[i]} == -x || ${words[i]} == --exec ]] && bin=${words[i + 1]}
 			done
-			[[ -n $bin && ! -f $bin ]] && bin=$(type -P "$bin")
-			if [[ -n $bin && -f $bin && $(stat -c %s "$bin") -lt 67108864 ]]; then
-				_ktrace_words "$cur" $({ nm --defined-only "$bin"; nm -D --defined-only "$bin"; } 2>/dev/null |
-					awk '$2 ~ /^[TtWi]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u)
-			fi ;;
+			[[ -n $bin ]] && _ktrace_words "$cur" $(_ktrace_syms "$bin") ;;
 		esac ;;
-	record | stat | hist)
+	record | stat | hist | latency)
 		# after --: a command
 		for ((i = ci + 1; i < cword; i++)); do
 			if [[ ${words[i]} == -- ]]; then

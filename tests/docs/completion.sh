@@ -92,12 +92,43 @@ check "hist -v: fields only" "$(printf '%s\n' prev_pid prev_prio)" \
 check "hist -s: fields, hitcount, -desc" "$(printf '%s\n' hitcount hitcount-desc)" \
 	$KTRACE hist -e sched:sched_switch -k prev_pid -s hit
 has "a command after hist --" "true" $KTRACE hist -e sched:sched_switch -- tru
+# latency: events and inline probes for --from/--to, for -k the keys of
+# the pair and the end event's fields a synthetic event can carry (--to,
+# or the question's end: sched_switch for --wakeup), -x's symbols for -f
+check "latency among the commands" "$(printf '%s\n' latency list)" $KTRACE l
+check "events for latency --from" "$(printf '%s\n' sched_switch)" $KTRACE latency --from sched:sched_sw
+has "inline probes for latency --to" "kretprobe:" $KTRACE latency --from kprobe:vfs_read --to kret
+check "latency -k: the --to event's fields" "$(printf '%s\n' next_comm next_pid next_prio)" \
+	$KTRACE latency --from sched:sched_wakeup --to sched:sched_switch --match pid=next_pid -k next_
+check "latency -k: the pair's keys, numbers and char arrays only" \
+	"$(printf '%s\n' common_pid.execname cpu irq pid)" \
+	$KTRACE latency --from irq:irq_handler_entry --to irq:irq_handler_entry -k ''
+check "latency -k: comm with --wakeup, sched_switch's fields" "$(printf '%s\n' comm common_pid.execname)" \
+	$KTRACE latency --wakeup -k co
+check "latency -k: no comm without --wakeup" "$(printf '%s\n' common_pid.execname)" \
+	$KTRACE latency --from sched:sched_wakeup --to sched:sched_switch -k co
+check "latency -k: id.syscall with --syscall all" "$(printf '%s\n' id.syscall)" \
+	$KTRACE latency --syscall all -k i
+check "latency -k: the last item of a list" "$(printf '%s\n' cpu,prev_pid cpu,prev_prio)" \
+	$KTRACE latency --wakeup -k cpu,prev_p
+check "latency --syscall: the system calls and all" "$(printf '%s\n' all getppid openat)" \
+	$KTRACE latency --syscall ''
+has "files for latency -x" "tests/docs/completion.sh" $KTRACE latency -x tests/docs/comp
+has "symbols of -x for latency -f" "main" $KTRACE latency -x "$KTRACE" -f mai
+check "no kernel functions for latency -f" "" $KTRACE latency -f mai
+has "a command after latency --" "true" $KTRACE latency --wakeup -- tru
 # what needs the hist command itself: its options, its recipes
 if "$KTRACE" hist --help >/dev/null 2>&1; then
 	check "hist options from its --help" "$(printf '%s\n' --list-recipes)" $KTRACE hist --list
 	has "recipes for hist -r" "syscalls-by-name" $KTRACE hist -r syscalls-by
 else
 	echo "SKIP completion: hist's options and recipes: $KTRACE has no hist command"
+fi
+if "$KTRACE" latency --help >/dev/null 2>&1; then
+	check "latency options from its --help" "$(printf '%s\n' --wakeup)" $KTRACE latency --wa
+	check "latency's long-only options" "$(printf '%s\n' --from --from-filter)" $KTRACE latency --fr
+else
+	echo "SKIP completion: latency's options: $KTRACE has no latency command"
 fi
 echo "completion: $pass passed, $failed failed"
 [ $failed = 0 ]
