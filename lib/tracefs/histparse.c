@@ -17,7 +17,10 @@
  *    key's name and ':', the last one at the end of the key part;
  *  - then each value in turn: its name, ':' and digits (.hex: hex digits);
  *    ".percent" ("name (%):  1.23") and ".graph" ("name: ###  ") values
- *    are stepped over and not stored.
+ *    are stepped over and not stored;
+ *  - under the entry, a line per onmax() or onchange() of the trigger
+ *    ("\tmax: N  next_comm: sh"), its "name: value" pairs kept as the
+ *    entry's vars.
  * Anything else is -EINVAL: the work is linear in the text, whatever it is.
  */
 #include <ctype.h>
@@ -165,7 +168,8 @@ struct hp_table {
 	struct hp_val v[HP_MAX_FIELDS]; /* the values printed, in order */
 	int nv;
 	int nstack;		/* stack keys */
-	bool actions;		/* onmax() etc.: an entry may print more */
+	int ntrack;		/* onmax(), onchange(): a line each under an
+				 * entry ("\tmax: N  saved: V...") */
 	bool snapshot;		/* .snapshot(): lines before the Totals */
 	size_t cap;		/* entries allocated in t->v */
 };
@@ -359,9 +363,8 @@ static int parse_trigger(struct hp_table *c)
 			ret = parse_keys(c, p + 5, q);
 		else if (starts(p, q, "vals="))
 			ret = parse_vals(c, p + 5, q);
-		else if (starts(p, q, "onmax(") || starts(p, q, "onchange(") ||
-			 starts(p, q, "onmatch("))
-			c->actions = true;
+		else if (starts(p, q, "onmax(") || starts(p, q, "onchange("))
+			c->ntrack++;
 		if (memmem(p, q - p, ".snapshot(", 10))
 			c->snapshot = true;
 		if (ret)
@@ -569,8 +572,8 @@ static int entry_vals(struct hp_table *c, struct kt_hist_entry *en,
 		if (v->idx >= 0)
 			en->vals[v->idx] = x;
 	}
-	p = skip_blanks(p, e);
-	return p == e || c->actions ? 0 : -EINVAL;
+	/* an action prints under the entry, never after its values */
+	return skip_blanks(p, e) == e ? 0 : -EINVAL;
 }
 
 /*
@@ -736,14 +739,17 @@ static int parse_body(struct reader *r, struct hp_table *c)
 {
 	struct kt_hist_table *t = c->t;
 	struct span l;
-	int ret;
+	int ret, track = c->ntrack;
 
 	for (;;) {
 		if (!next_line(r, &l))
 			return -EINVAL;
 		if (l.p == l.e)
 			break;
-		if (*l.p == '\t' && c->actions && t->n) {
+		/* what an onmax() or onchange() of the entry above tracks */
+		if (track < c->ntrack && (starts(l.p, l.e, "\tmax:") ||
+					  starts(l.p, l.e, "\tchanged:"))) {
+			track++;
 			ret = parse_vars(&t->v[t->n - 1], l.p, l.e);
 			if (ret)
 				return ret;
@@ -754,6 +760,7 @@ static int parse_body(struct reader *r, struct hp_table *c)
 		ret = parse_entry(r, c, l);
 		if (ret)
 			return ret;
+		track = 0;
 	}
 	do {
 		if (!next_line(r, &l))
