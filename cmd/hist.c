@@ -115,7 +115,7 @@ static int sort_add(struct kt_ctx *ctx, struct hist_cmd *hc, const char *arg)
 	return ret;
 }
 
-static int size_parse(struct kt_ctx *ctx, const char *arg, unsigned int *out)
+int kt_hist_size_parse(struct kt_ctx *ctx, const char *arg, unsigned int *out)
 {
 	char *end;
 	unsigned long v;
@@ -167,7 +167,7 @@ static int hist_opt(struct hist_cmd *hc, int opt, const char *arg)
 	case 's':
 		return sort_add(ctx, hc, arg);
 	case OPT_SIZE:
-		return size_parse(ctx, arg, &hc->size);
+		return kt_hist_size_parse(ctx, arg, &hc->size);
 	case 'I':
 		return kt_interval_parse(ctx, arg, &hc->interval);
 	case 'j':

@@ -398,6 +398,9 @@ int kt_hrun_limit(struct kt_hrun *hr);
 int kt_hrun_loop(struct kt_hrun *hr, bool *stopped);
 int kt_hrun_show(struct kt_hrun *hr, double at);
 int kt_hrun_destroy(struct kt_hrun *hr);
+/* --size N of a hist table: 128 to 131072 entries (cmd/hist.c) */
+int kt_hist_size_parse(struct kt_ctx *ctx, const char *arg,
+		       unsigned int *out);
 /* -I MS (10 to 3600000) */
 int kt_interval_parse(struct kt_ctx *ctx, const char *arg, long *out);
 /* A list given in pieces ("-k a,b -k c"): each comma-separated item of

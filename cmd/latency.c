@@ -44,6 +44,8 @@ static const char latency_usage[] =
 	"                          (--wakeup), id.syscall (--syscall all), a field of\n"
 	"                          the end event\n"
 	"      --buckets USECS     linear buckets of USECS instead of log2\n"
+	"      --size N            entries of each table: tasks (or match values)\n"
+	"                          in flight, pairs' keys (the kernel's default 2048)\n"
 	"  -p, --pid PID           only these processes (and their threads)\n"
 	"  -a, --all-cpus          system-wide (the default without CMD or -p)\n"
 	"  -d, --duration SECS     stop after SECS seconds\n"
@@ -53,7 +55,7 @@ static const char latency_usage[] =
 
 enum {
 	OPT_FROM = 256, OPT_TO, OPT_MATCH, OPT_FROM_FILTER, OPT_TO_FILTER,
-	OPT_WAKEUP, OPT_SYSCALL, OPT_BUCKETS,
+	OPT_WAKEUP, OPT_SYSCALL, OPT_BUCKETS, OPT_SIZE,
 };
 
 static const struct option latency_opts[] = {
@@ -68,6 +70,7 @@ static const struct option latency_opts[] = {
 	{ "exe", required_argument, NULL, 'x' },
 	{ "key", required_argument, NULL, 'k' },
 	{ "buckets", required_argument, NULL, OPT_BUCKETS },
+	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -86,6 +89,7 @@ struct lat_end {
 	char *sys, *ev;
 	char *trigger;			/* the line written on it */
 	bool started;
+	uint64_t dropped_said;		/* its table's drops, said */
 };
 
 struct lat_cmd {
@@ -96,6 +100,7 @@ struct lat_cmd {
 	const char *syscall, *func, *exe;
 	struct kt_strv keys;
 	unsigned int buckets;
+	unsigned int size;		/* --size: of the three tables */
 	long interval;
 	struct kt_inline inl;
 	struct kt_signals sigs;
@@ -136,6 +141,19 @@ static int buckets_parse(struct kt_ctx *ctx, const char *arg,
 	return KT_OK;
 }
 
+/* One question a run: --wakeup, --syscall, -f. */
+static int set_question(struct lat_cmd *lc, const char *q)
+{
+	if (lc->question && strcmp(lc->question, q))
+		return kt_usage_error(lc->ctx, NULL,
+				      "one question at a time: --%s and --%s",
+				      lc->question, q);
+	if (lc->question)
+		return kt_usage_error(lc->ctx, NULL, "--%s given twice", q);
+	lc->question = q;
+	return KT_OK;
+}
+
 static int lat_opt(struct lat_cmd *lc, int opt, const char *arg)
 {
 	struct kt_ctx *ctx = lc->ctx;
@@ -162,16 +180,15 @@ static int lat_opt(struct lat_cmd *lc, int opt, const char *arg)
 		lc->to.filter = arg;
 		return KT_OK;
 	case OPT_WAKEUP:
-		lc->question = "wakeup";
-		return KT_OK;
+		return set_question(lc, "wakeup");
 	case OPT_SYSCALL:
-		lc->question = "syscall";
 		lc->syscall = arg;
-		return KT_OK;
+		return set_question(lc, "syscall");
 	case 'f':
-		lc->question = "func";
 		lc->func = arg;
-		return KT_OK;
+		return set_question(lc, "func");
+	case OPT_SIZE:
+		return kt_hist_size_parse(ctx, arg, &lc->size);
 	case 'x':
 		lc->exe = arg;
 		return KT_OK;
@@ -257,6 +274,10 @@ static int lat_parse(struct lat_cmd *lc, int argc, char **argv)
 	if (lc->exe && !lc->func)
 		return kt_usage_error(ctx, NULL,
 				      "-x BINARY names where -f's function is");
+	if (lc->co.tg.npids > 64 && lc->question &&
+	    !strcmp(lc->question, "wakeup"))
+		return kt_usage_error(ctx, NULL,
+				      "--wakeup follows at most 64 -p tasks");
 	if (lc->question && (lc->from.spec || lc->to.spec))
 		return kt_usage_error(ctx, NULL,
 				      "--%s or --from/--to, not both",
@@ -467,11 +488,11 @@ static char *synth_def(struct lat_cmd *lc)
 /* A trigger line of kt_hist_trigger_text() with the parts it does not
  * build (variables, actions) after the keys. */
 static char *trigger_with(const char *key, const char *parts,
-			  const char *filter)
+			  const char *filter, unsigned int size)
 {
 	const char *keys[] = { key };
 	struct kt_hist_def d = { .keys = keys, .nkeys = 1, .extra = parts,
-				 .filter = filter };
+				 .filter = filter, .size = size };
 
 	return kt_hist_trigger_text(&d);
 }
@@ -488,15 +509,15 @@ static int lat_triggers(struct lat_cmd *lc)
 
 	lc->from.trigger = trigger_with(lc->from.match,
 					"ts0=common_timestamp.usecs",
-					lc->from.filter);
+					lc->from.filter, lc->size);
 	params = kt_strv_join(&lc->extra, ",", ",");
 	if (params && asprintf(&end,
 			       "lat=common_timestamp.usecs-$ts0:onmatch(%s.%s).trace(%s,$lat,%s%s):onmax($lat).save(%s)",
 			       lc->from.sys, lc->from.ev, lc->synth,
 			       lc->pid_field, params, lc->save) < 0)
 		end = NULL;
-	lc->to.trigger = end ? trigger_with(lc->to.match, end, lc->to.filter)
-			     : NULL;
+	lc->to.trigger = end ? trigger_with(lc->to.match, end, lc->to.filter,
+					    lc->size) : NULL;
 	for (int k = 0; !ret && k < lc->keys.n; k++) {
 		char base[130];
 		const char *src = key_base(lc, lc->keys.v[k], base,
@@ -516,6 +537,7 @@ static int lat_triggers(struct lat_cmd *lc)
 		ret = kt_strv_add_list(lc->ctx, &keys, "key", keybuf);
 	d.keys = (const char *const *)keys.v;
 	d.nkeys = keys.n;
+	d.size = lc->size;
 	lc->synth_trigger = ret ? NULL : kt_hist_trigger_text(&d);
 	if (!ret && (!lc->from.trigger || !lc->to.trigger ||
 		     !lc->synth_trigger))
@@ -703,10 +725,11 @@ static void worst_text(struct lat_cmd *lc, const struct kt_hist_entry *w,
 
 	fprintf(f, "max %s: ", usecs_text(max, buf, sizeof(buf)));
 	if (var_of(w, "next_comm"))
-		fprintf(f, "%s [%" PRIu64 "]", var_of(w, "next_comm"),
-			w->keys[0].num);
-	else
-		fprintf(f, "pid %" PRIu64, w->keys[0].num);
+		fprintf(f, "%s [%s]", var_of(w, "next_comm"), w->keys[0].text);
+	else if (!strcmp(lc->to.match, "common_pid"))
+		fprintf(f, "pid %s", w->keys[0].text);
+	else	/* the match key, whatever it is */
+		fprintf(f, "%s %s", lc->to.match, w->keys[0].text);
 	if (cpu)
 		fprintf(f, " on CPU %s", cpu);
 	if (var_of(w, "prev_comm"))
@@ -716,7 +739,7 @@ static void worst_text(struct lat_cmd *lc, const struct kt_hist_entry *w,
 }
 
 static void worst_json(struct kt_json *j, const struct kt_hist_entry *w,
-		       uint64_t max)
+		       uint64_t max, const char *match)
 {
 	kt_json_key(j, "max");
 	if (!w) {
@@ -725,7 +748,11 @@ static void worst_json(struct kt_json *j, const struct kt_hist_entry *w,
 	}
 	kt_json_object_begin(j);
 	kt_juint(j, "usecs", max);
-	kt_juint(j, "pid", w->keys[0].num);
+	kt_json_key(j, match);	/* the end event's match field */
+	if (w->keys[0].is_num)
+		kt_json_uint(j, w->keys[0].num);
+	else
+		kt_json_string(j, w->keys[0].text);
 	for (int i = 0; i < w->nvars; i++) {
 		char *end;
 		unsigned long long v;
@@ -742,10 +769,26 @@ static void worst_json(struct kt_json *j, const struct kt_hist_entry *w,
 	kt_json_object_end(j);
 }
 
+/* Pairs lost to a full start or end table (tasks or match values in
+ * flight), said once each on stderr: the distribution does not show
+ * them. */
+static void say_full(struct lat_cmd *lc, struct lat_end *e,
+		     struct kt_hist_file *f)
+{
+	uint64_t d = f && f->n ? f->t[0].dropped : 0;
+
+	if (d <= e->dropped_said)
+		return;
+	fprintf(lc->ctx->err,
+		"ktrace: %" PRIu64 " events of %s were not paired: its table is full (%" PRIu64 " entries; raise --size)\n",
+		d, e->name, f->t[0].entries);
+	e->dropped_said = d;
+}
+
 static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 {
 	struct lat_cmd *lc = arg;
-	struct kt_hist_file *f = NULL;
+	struct kt_hist_file *f = NULL, *ff = NULL;
 	const struct kt_hist_entry *w;
 	uint64_t max;
 	int ret = kt_hist_read(lc->hr.inst, lc->to.sys, lc->to.ev, &f);
@@ -754,6 +797,10 @@ static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 		return kt_error(lc->ctx, KT_FAIL, "cannot read the hist of %s: %s",
 				lc->to.name, strerror(-ret));
 	w = worst(f, &max);
+	say_full(lc, &lc->to, f);
+	if (!kt_hist_read(lc->hr.inst, lc->from.sys, lc->from.ev, &ff))
+		say_full(lc, &lc->from, ff);
+	kt_hist_file_free(ff);
 	if (lc->ctx->json) {
 		struct kt_json *j = kt_json(lc->ctx);
 
@@ -768,7 +815,7 @@ static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 			kt_jstr(j, "unit", "usecs");
 			kt_jstr(j, "target", lc->what);
 			kt_histview_json(j, t, NULL);
-			worst_json(j, w, max);
+			worst_json(j, w, max, lc->to.match);
 			kt_json_object_end(j);
 		}
 	} else {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Target for latency tests. Usage: sleeper N [wait]
- * Calls the noipa function nap() N times for each of 10 ms, 40 ms and
+ * Calls the noipa function nap() N times for each of 20 ms, 45 ms and
  * 100 ms (clock_nanosleep), in that order: durations well inside the log2
- * buckets (8K, 16K], (32K, 64K] and (64K, 128K] microseconds, so timer
+ * buckets (16K, 32K], (32K, 64K] and (64K, 128K] microseconds, so timer
  * slack and a loaded emulator (qemu TCG) do not move them across a
  * border.
  * "wait": first block until SIGUSR1 arrives (for -p tests).
@@ -40,9 +40,9 @@ int main(int argc, char **argv)
 			pause();
 	}
 	for (long i = 0; i < n; i++)
-		nap(10000);
+		nap(20000);
 	for (long i = 0; i < n; i++)
-		nap(40000);
+		nap(45000);
 	for (long i = 0; i < n; i++)
 		nap(100000);
 	return 0;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# ktrace latency: known durations (a user function sleeping 10, 40 and 100
+# ktrace latency: known durations (a user function sleeping 20, 45 and 100
 # ms) in their log2 buckets with the maximum within the timer's slack, a
 # system call's and a kernel function's latency counted exactly, all system
 # calls split by name, the worst case line, JSON (parsed on the host), and
@@ -47,8 +47,8 @@ bucket() {
 
 # --- a user function's known durations ----------------------------------
 expect_ok lat-user ktrace latency -x $SL -f nap -- $SL 3
-expect_eq lat-user-10ms 3 "$(bucket '(8K, 16K]')"
-expect_eq lat-user-40ms 3 "$(bucket '(32K, 64K]')"
+expect_eq lat-user-20ms 3 "$(bucket '(16K, 32K]')"
+expect_eq lat-user-45ms 3 "$(bucket '(32K, 64K]')"
 expect_eq lat-user-100ms 3 "$(bucket '(64K, 128K]')"
 expect_match lat-user-total "$OUT" 'Totals: 9 hits'
 max=$(printf '%s\n' "$OUT" | sed -n 's/^max \([0-9.]*\) ms: pid [0-9]* on CPU [0-9]*$/\1/p')
@@ -73,8 +73,8 @@ expect_match lat-syscall-all-name "$OUT" '^id: sys_getppid:'
 expect_clean lat-syscall-all-clean
 
 # --buckets: linear microseconds
-expect_ok lat-buckets ktrace latency -x $SL -f nap --buckets 10000 -- $SL 1
-expect_match lat-buckets-row "$OUT" '^\[40000, 50000\) +1 '
+expect_ok lat-buckets ktrace latency -x $SL -f nap --buckets 50000 -- $SL 1
+expect_match lat-buckets-row "$OUT" '^\[100000, 150000\) +1 '
 expect_clean lat-buckets-clean
 
 # --- JSON, parsed on the host -------------------------------------------
