@@ -236,7 +236,7 @@ static int hrun_round(void *arg, bool *gone)
 			return -1;
 		hr->last = now;
 	}
-	*gone = pfd.fd >= 0 && poll(&pfd, 1, 0) > 0;
+	*gone = hr->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0);
 	return 0;
 }
 
@@ -251,6 +251,8 @@ int kt_hrun_loop(struct kt_hrun *hr, bool *stopped)
 		return ret;
 	pid = tg->argc || tg->npids == 1 ? tg->pids[0] : -1;
 	hr->pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	/* gone before it could be watched: its end is now, not never */
+	hr->gone = pid > 0 && hr->pidfd < 0 && errno == ESRCH;
 	switch (kt_loop_run(tg, &hr->t0, hr->duration, hrun_round, hr)) {
 	case KT_LOOP_FAILED:
 		return KT_FAIL;

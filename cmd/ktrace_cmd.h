@@ -389,6 +389,7 @@ struct kt_hrun {
 	void *arg;
 	/* the run's own */
 	int pidfd;
+	bool gone;		/* the process ended before pidfd_open() */
 	struct timespec t0;
 	double last;
 	struct kt_hist_file *prev;

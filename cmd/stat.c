@@ -59,6 +59,7 @@ struct stat_cmd {
 	char what[512];			/* the target, for the report */
 	/* the capture loop's */
 	int pidfd;			/* of the process counted, or -1 */
+	bool gone;			/* it ended before pidfd_open() */
 	struct timespec t0;
 	double last;			/* seconds since t0 of the last -I */
 	uint64_t *prev;			/* the counts at the last -I */
@@ -200,7 +201,7 @@ static int stat_round(void *arg, bool *gone)
 		print_counts(sc->ctx, sc->st, now, sc->prev, sc->what);
 		sc->last = now;
 	}
-	*gone = pfd.fd >= 0 && poll(&pfd, 1, 0) > 0;
+	*gone = sc->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0);
 	return 0;
 }
 
@@ -331,6 +332,8 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	 * signal comes. */
 	pid = tg->npids ? tg->pids[0] : -1;
 	sc.pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	/* gone before it could be watched: its end is now, not never */
+	sc.gone = pid > 0 && sc.pidfd < 0 && errno == ESRCH;
 	stopped = kt_loop_run(tg, &sc.t0, sc.co.duration, stat_round, &sc) ==
 		  KT_LOOP_DURATION;
 	ktrace_stat_disable(sc.st);

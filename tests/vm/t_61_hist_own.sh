@@ -72,8 +72,8 @@ expect_clean histown-cmd-clean
 sig() {
 	ktrace hist -e "kprobe:$GETPPID" -k common_pid > $D/sig.out 2>&1 &
 	kpid=$!
-	if ! wait_for 20 sh -c "ls $T/instances | grep -q ktrace_"; then
-		fail "histown-$1-started" "no instance after 20 s"
+	if ! wait_for 60 sh -c "grep -qs '^hist' $T/instances/ktrace_*/events/ktrace_*/*/trigger"; then
+		fail "histown-$1-started" "no trigger after 60 s"
 	fi
 	sleep 0.3
 	for s in $(echo $2 | tr , ' '); do kill -$s $kpid; done
@@ -94,7 +94,7 @@ sig int2 INT,INT
 # SIGKILL: the instance and the probe stay; the next start sweeps them
 ktrace hist -e "kprobe:$GETPPID" -k common_pid > /dev/null 2>&1 &
 kpid=$!
-wait_for 20 sh -c "ls $T/instances | grep -q ktrace_"
+wait_for 60 sh -c "grep -qs '^hist' $T/instances/ktrace_*/events/ktrace_*/*/trigger"
 sleep 0.3
 kill -KILL $kpid
 wait $kpid 2>/dev/null

@@ -48,8 +48,8 @@ ktrace latency --wakeup -p $spid > $D/lat.out 2>&1 &
 lpid=$!
 ktrace record -a -e sched:sched_waking --filter "pid == $spid" > $D/rec.out 2>&1 &
 rpid=$!
-wait_for 20 sh -c "ls $T/instances | grep -q ktrace_"
-sleep 1.5
+wait_for 60 sh -c "grep -qs '^hist' $T/instances/ktrace_*/events/sched/sched_switch/trigger"
+sleep 3
 kill -USR1 $spid
 wait $lpid
 expect_eq latown-wakeup-exit 0 $?
@@ -84,7 +84,7 @@ expect_clean latown-other-clean
 # --- exit paths ---------------------------------------------------------
 ktrace latency --wakeup > $D/int.out 2>&1 &
 kpid=$!
-wait_for 20 sh -c "grep -q 'synthetic/ktrace_' $T/dynamic_events"
+wait_for 60 sh -c "grep -qs '^hist' $T/instances/ktrace_*/events/sched/sched_switch/trigger"
 sleep 0.3
 kill -INT $kpid
 wait $kpid
@@ -93,7 +93,7 @@ expect_clean latown-int-clean
 
 ktrace latency --wakeup > /dev/null 2>&1 &
 kpid=$!
-wait_for 20 sh -c "grep -q 'synthetic/ktrace_' $T/dynamic_events"
+wait_for 60 sh -c "grep -qs '^hist' $T/instances/ktrace_*/events/sched/sched_switch/trigger"
 sleep 0.3
 kill -KILL $kpid
 wait $kpid 2>/dev/null
