@@ -17,6 +17,11 @@
 # KTRACE_BINARY may be "-" for none (the ktrace tests then fail, they do not
 # skip).
 #
+# KTRACE_VM_EXTRA_BINS: more programs for this initramfs only (space
+# separated paths), each copied to /usr/bin/NAME with its libraries; e.g.
+# bench/hist-vm.sh adds perf, bpftrace and its workload. Unset for the
+# tests, whose initramfs stays small.
+#
 # KTRACE_VM_ARCH=arm64 builds an arm64 initramfs: busybox from Debian's
 # busybox-static:arm64 (downloaded into the kernel cache), the libraries
 # of the cross-built ktrace and targets (KTRACE_VM_TARGETS, default
@@ -119,6 +124,12 @@ if [ "$ktrace" != - ]; then
 	cp -L "$ktrace" "$stage/usr/bin/ktrace"
 	copy_libs "$stage/usr/bin/ktrace"
 fi
+
+for b in ${KTRACE_VM_EXTRA_BINS:-}; do
+	[ -x "$b" ] || die "KTRACE_VM_EXTRA_BINS: $b is not an executable"
+	cp -L "$b" "$stage/usr/bin/$(basename "$b")"
+	copy_libs "$stage/usr/bin/$(basename "$b")"
+done
 
 cp "$here/lib.sh" "$stage/tests/lib.sh"
 for t in "$here"/t_*.sh "$here"/x_*.sh; do

@@ -12,6 +12,9 @@
 #   KTRACE_VM_TEST_TIMEOUT  seconds per test script inside the VM, default 60
 #   KTRACE_VM_TESTS     glob of the test scripts to run, default "t_*.sh"
 #   KTRACE_VM_JOBS      kernels booted at once, default 2
+#   KTRACE_VM_MEM       memory of each VM in MiB, default 1024
+#   KTRACE_VM_APPEND    more words for the kernel command line (what a
+#                       script reads from /proc/cmdline, e.g. ktrace.bench_n=)
 #   KTRACE_VM_CACHE     kernel cache (see fetch-kernels.sh)
 #   KTRACE_BIN          ktrace binary, default build/static/ktrace (make
 #                       ktrace-static: one file, no libraries to copy)
@@ -34,6 +37,7 @@ test_timeout=${KTRACE_VM_TEST_TIMEOUT:-60}
 arm64_slowdown=3
 tests_glob=${KTRACE_VM_TESTS:-t_*.sh}
 jobs=${KTRACE_VM_JOBS:-2}
+mem=${KTRACE_VM_MEM:-1024}
 ktrace=${KTRACE_BIN:-$top/build/static/ktrace}
 # arm64 kernels ("arm64-6.1"...) boot with the cross-built ktrace and
 # targets (make arm64: build/arm64/).
@@ -111,7 +115,7 @@ for a in amd64 arm64; do
 	say "$(tail -n 1 "$out/mkinitramfs-$a.log" | sed 's/^mkinitramfs: //')"
 done
 
-append="panic=-1 loglevel=5 rdinit=/init ktrace.tests=$tests_glob"
+append="panic=-1 loglevel=5 rdinit=/init ktrace.tests=$tests_glob${KTRACE_VM_APPEND:+ $KTRACE_VM_APPEND}"
 
 # boot KERNEL: run one VM, serial console to $out/KERNEL.log.
 boot() {
@@ -130,7 +134,7 @@ boot() {
 	fi
 	timeout --kill-after=10 "$((vm_timeout * slow))" \
 		"${qemu[@]}" -accel tcg -nographic -no-reboot \
-		-m 1024 -smp 1 -cpu max \
+		-m "$mem" -smp 1 -cpu max \
 		-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
 		-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
 		-serial "file:$log" -monitor none -nic none \
