@@ -70,6 +70,12 @@
 #
 # The machine is shared: the load average at the start and the end is
 # printed with the tables; compare within a run, not across runs.
+#
+# Without --quick, bench/hist-vm.sh follows when the 6.12 VM kernel is
+# cached (tests/vm/cache/6.12.pkg; tests/vm/fetch-kernels.sh 6.12) and qemu
+# is installed: `ktrace hist` (counting in the kernel) against record,
+# perf and bpftrace, in the VM since the host kernel may have no hist
+# triggers; its own table, in bench/out/hist-vm.md. BENCH_HIST_VM=0 skips it.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -416,3 +422,14 @@ echo
 echo "saved: $MD (and bench/out/latest.md), $PROFILE"
 left=$(grep -c "$W" "$TFS/dynamic_events" 2>/dev/null)
 [ "${left:-0}" = 0 ] || echo "bench/run.sh: WARNING: $left probe(s) on $W still in $TFS/dynamic_events" >&2
+
+# ktrace hist against the others, in the VM (see the header)
+if [ $QUICK = 0 ] && [ "${BENCH_HIST_VM:-1}" != 0 ]; then
+	if [ -f "${KTRACE_VM_CACHE:-tests/vm/cache}/6.12.pkg" ] &&
+		command -v qemu-system-x86_64 >/dev/null; then
+		echo
+		bench/hist-vm.sh || echo "bench/run.sh: bench/hist-vm.sh failed" >&2
+	else
+		echo "bench/run.sh: bench/hist-vm.sh skipped: no cached 6.12 VM kernel (tests/vm/fetch-kernels.sh 6.12) or no qemu"
+	fi
+fi

@@ -14,8 +14,9 @@
 #   vm           + qemu for x86-64 and arm64, busybox-static, cpio, the arm64
 #                cross compiler and :arm64 -dev packages (check-vm, make arm64)
 #   fuzz         + clang and its fuzzer runtime (make fuzz)
-#   bench        + perf, trace-cmd, valgrind, bc, libc6-dbg (bench/*.sh,
-#                make bench)
+#   bench        + perf, trace-cmd, valgrind, bc, libc6-dbg, bpftrace
+#                (bench/*.sh, make bench; bpftrace runs in the VM of
+#                bench/hist-vm.sh only)
 #   all          every tier: what `make check` and the benchmarks need
 #
 # Each tier installs the build tier too. KTRACE_EXTRA_PKGS adds packages.
@@ -36,7 +37,7 @@ libtracefs-dev:arm64 libtraceevent-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
 libbpf-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
 libbz2-dev:arm64"
 pkgs_fuzz="clang-14 libclang-rt-14-dev"
-pkgs_bench="linux-perf trace-cmd valgrind bc libc6-dbg"
+pkgs_bench="linux-perf trace-cmd valgrind bc libc6-dbg bpftrace"
 all_tiers="unit static integration browser vm fuzz bench"
 
 tiers=""
