@@ -6,9 +6,13 @@
  * buckets (16K, 32K], (32K, 64K] and (64K, 128K] microseconds, so timer
  * slack and a loaded emulator (qemu TCG) do not move them across a
  * border.
+ * Each nap's duration as the program itself saw it (around the call,
+ * CLOCK_MONOTONIC) goes to stdout, "nap USECS", so a test can hold the
+ * kernel's measure against it whatever the load did to the sleeps.
  * "wait": first block until SIGUSR1 arrives (for -p tests).
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +34,17 @@ __attribute__((noipa)) void nap(long us)
 		;
 }
 
+static void timed_nap(long us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	nap(us);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("nap %ld\n", (long)((b.tv_sec - a.tv_sec) * 1000000 +
+				   (b.tv_nsec - a.tv_nsec) / 1000));
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1;
@@ -40,10 +55,10 @@ int main(int argc, char **argv)
 			pause();
 	}
 	for (long i = 0; i < n; i++)
-		nap(20000);
+		timed_nap(20000);
 	for (long i = 0; i < n; i++)
-		nap(45000);
+		timed_nap(45000);
 	for (long i = 0; i < n; i++)
-		nap(100000);
+		timed_nap(100000);
 	return 0;
 }

@@ -18,11 +18,12 @@ TARGETS=/targets
 # architecture: A0.. the first arguments, RIP the instruction pointer.
 case $(uname -m) in
 aarch64) A0=%x0 A1=%x1 A2=%x2 A3=%x3 A4=%x4 A5=%x5 RIP=%pc
-	O_LARGEFILE=131072 ;;
+	O_LARGEFILE=131072 GETPPID=__arm64_sys_getppid ;;
 *) A0=%di A1=%si A2=%dx A3=%cx A4=%r8 A5=%r9 RIP=%ip
-	O_LARGEFILE=32768 ;;
+	O_LARGEFILE=32768 GETPPID=__x64_sys_getppid ;;
 esac
-export A0 A1 A2 A3 A4 A5 RIP O_LARGEFILE
+# GETPPID: the kernel function of getppid(2), for kprobes
+export A0 A1 A2 A3 A4 A5 RIP O_LARGEFILE GETPPID
 PROBES=/usr/share/ktrace/probes
 export T TARGETS PROBES
 
@@ -179,3 +180,65 @@ _on_exit() {
 }
 trap _on_exit EXIT
 trap 'exit 143' TERM INT
+
+# --- what a ktrace run makes for itself (hist, latency, inline probes) ---
+
+# expect_no_ktrace NAME: no instance, synthetic event or inline probe
+# group of a ktrace run is left in tracefs.
+expect_no_ktrace() {
+	local left
+	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
+	left="$left$(grep -E '^[^ ]*:(synthetic/)?ktrace_[0-9]' $T/dynamic_events)"
+	if [ -z "$left" ]; then
+		pass "$1"
+	else
+		fail "$1" "left behind: $left"
+	fi
+}
+
+# ktrace_leftovers_remove: take them away straight through tracefs,
+# whatever ktrace did, so that a failed test does not fail the next ones
+# (an instance whose triggers use each other's variables goes only
+# after them: the last made first).
+ktrace_leftovers_remove() {
+	local i f t s ev
+	for i in $(ls $T/instances | grep '^ktrace_'); do
+		# twice: a trigger whose variable another one uses goes second
+		for pass in 1 2; do
+			for f in $(grep -ls '^hist' $T/instances/$i/events/*/*/trigger); do
+				grep '^hist' "$f" | while IFS= read -r t; do
+					echo "!${t% \[*\]}" >> "$f"
+				done
+			done
+		done
+		rmdir $T/instances/$i
+	done
+	for s in $(sed -n 's/^s:synthetic\/\(ktrace_[^ \t]*\).*/\1/p' $T/dynamic_events); do
+		echo "!$s" >> $T/synthetic_events
+	done
+	for ev in $(sed -n 's/^[^:]*:\(ktrace_[0-9][^ ]*\) .*/\1/p' $T/dynamic_events); do
+		echo "-:$ev" >> $T/dynamic_events
+	done
+}
+
+# Processes a test started in the background ($bgpids), killed on exit.
+bgpids=
+_kill_bg() {
+	local p
+	for p in $bgpids; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
+
+# row_count KEY: the count on the table row of $OUT whose first column is
+# KEY (ktrace hist's tables)
+row_count() {
+	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
+}
+
+# bucket LABEL: the count on the histogram row of $OUT labelled LABEL
+# ("(64, 128]")
+bucket() {
+	printf '%s\n' "$OUT" | grep -F "$1 " | awk '{ print $3; exit }'
+}

@@ -8,8 +8,8 @@
 #
 # Environment:
 #   KTRACE_VM_KERNELS   kernels to boot, default "6.1 6.12"
-#   KTRACE_VM_TIMEOUT   seconds per kernel (whole boot + tests), default 240
-#   KTRACE_VM_TEST_TIMEOUT  seconds per test script inside the VM, default 60
+#   KTRACE_VM_TIMEOUT   seconds per kernel (whole boot + tests), default 480
+#   KTRACE_VM_TEST_TIMEOUT  seconds per test script inside the VM, default 90
 #   KTRACE_VM_TESTS     glob of the test scripts to run, default "t_*.sh"
 #   KTRACE_VM_JOBS      kernels booted at once, default 2
 #   KTRACE_VM_MEM       memory of each VM in MiB, default 1024
@@ -31,8 +31,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=$top/build/vm
 kernels=${KTRACE_VM_KERNELS:-6.1 6.12}
-vm_timeout=${KTRACE_VM_TIMEOUT:-240}
-test_timeout=${KTRACE_VM_TEST_TIMEOUT:-60}
+vm_timeout=${KTRACE_VM_TIMEOUT:-480}
+test_timeout=${KTRACE_VM_TEST_TIMEOUT:-90}
 # arm64 under TCG runs about three times slower than x86-64 here
 arm64_slowdown=3
 tests_glob=${KTRACE_VM_TESTS:-t_*.sh}
@@ -240,7 +240,7 @@ for k in "${booted[@]}"; do
 	if grep -qE 'Kernel panic|end Kernel panic' "$log"; then
 		why="kernel panic"
 	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		why="timed out after ${vm_timeout}s"
+		why="timed out (KTRACE_VM_TIMEOUT ${vm_timeout}s, three times that on arm64)"
 	elif ! grep -q 'KTRACE-VM-DONE' "$log"; then
 		why="VM stopped (qemu exit $rc) without KTRACE-VM-DONE"
 	elif [ "$rc" != 0 ]; then

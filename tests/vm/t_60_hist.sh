@@ -16,36 +16,8 @@ D=/tmp/kt60
 mkdir -p $D
 on_exit "rm -rf $D"
 SC=$TARGETS/syscaller
-case $(uname -m) in
-aarch64) GETPPID=__arm64_sys_getppid ;;
-*) GETPPID=__x64_sys_getppid ;;
-esac
 
-bgpids=
-kt60_kill_bg() {
-	for p in $bgpids; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-}
-on_exit kt60_kill_bg
-
-# Nothing of ktrace's left: no instance, no inline probe group.
-expect_clean() {
-	local left
-	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
-	left="$left$(grep -E '^[^ ]*:ktrace_[0-9]' $T/dynamic_events)"
-	if [ -z "$left" ]; then
-		pass "$1"
-	else
-		fail "$1" "left behind: $left"
-	fi
-}
-
-# count ROWNAME: the count on the table row starting with ROWNAME
-row_count() {
-	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
-}
+on_exit _kill_bg
 
 # --- exact counts of the command only, with another process busy -------
 $SC 100 0 loop > /dev/null 2>&1 &
@@ -53,7 +25,7 @@ bgpids="$bgpids $!"
 expect_ok hist-cmd ktrace hist -e raw_syscalls:sys_enter -k id.syscall -- $SC 1000
 expect_eq hist-cmd-exact 1000 "$(row_count sys_getppid)"
 expect_contains hist-cmd-totals "$OUT" "Totals:"
-expect_clean hist-cmd-clean
+expect_no_ktrace hist-cmd-clean
 
 # -p: the processes named, until they end
 $SC 700 0 wait > /dev/null 2>&1 &
@@ -68,12 +40,12 @@ wait $kpid
 expect_eq hist-pid-exit 0 $?
 OUT=$(cat $D/p.out)
 expect_eq hist-pid-exact 700 "$(row_count sys_getppid)"
-expect_clean hist-pid-clean
+expect_no_ktrace hist-pid-clean
 
 # no key: one total; an inline kprobe as the source
 expect_ok hist-kprobe-total ktrace hist -e "kprobe:$GETPPID" -- $SC 500
 expect_match hist-kprobe-total-hits "$OUT" "Totals: 500 hits"
-expect_clean hist-kprobe-clean
+expect_no_ktrace hist-kprobe-clean
 
 # --- log2 buckets: reads of 1, 100 and 5000 bytes -----------------------
 expect_ok hist-log2 ktrace hist -e syscalls:sys_exit_read -k ret.log2 \
@@ -81,16 +53,13 @@ expect_ok hist-log2 ktrace hist -e syscalls:sys_exit_read -k ret.log2 \
 		dd if=/dev/zero of=/dev/null bs=1 count=3 2>/dev/null
 		dd if=/dev/zero of=/dev/null bs=100 count=5 2>/dev/null
 		dd if=/dev/zero of=/dev/null bs=5000 count=2 2>/dev/null'
-bucket() {
-	printf '%s\n' "$OUT" | grep -F "$1 " | awk '{ print $3; exit }'
-}
 expect_eq hist-log2-1 3 "$(bucket '[0, 1]')"
 expect_eq hist-log2-100 5 "$(bucket '(64, 128]')"
 expect_eq hist-log2-5000 2 "$(bucket '(4K, 8K]')"
 expect_match hist-log2-bars "$OUT" '\(64, 128\] +5 \|@+ *\|'
 # the empty buckets between are drawn, as bpftrace does
 expect_match hist-log2-gap "$OUT" '\(128, 256\] +0 \|'
-expect_clean hist-log2-clean
+expect_no_ktrace hist-log2-clean
 
 expect_ok hist-buckets ktrace hist -e syscalls:sys_exit_read -k ret.buckets=100 \
 	--filter 'ret > 0' -- sh -c 'dd if=/dev/zero of=/dev/null bs=150 count=4 2>/dev/null'

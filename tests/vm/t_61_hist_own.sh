@@ -15,35 +15,8 @@ D=/tmp/kt61
 mkdir -p $D
 on_exit "rm -rf $D"
 SC=$TARGETS/syscaller
-case $(uname -m) in
-aarch64) GETPPID=__arm64_sys_getppid ;;
-*) GETPPID=__x64_sys_getppid ;;
-esac
 
-# Straight through tracefs: ktrace's instances and probe groups, whatever
-# ktrace did (a test that fails must not fail the next ones).
-kt61_cleanup() {
-	for i in $(ls $T/instances | grep '^ktrace_'); do rmdir $T/instances/$i; done
-	for ev in $(sed -n 's/^[^:]*:\(ktrace_[0-9][^ ]*\) .*/\1/p' $T/dynamic_events); do
-		echo "-:$ev" >> $T/dynamic_events
-	done
-}
-on_exit kt61_cleanup
-
-expect_clean() {
-	local left
-	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
-	left="$left$(grep -E '^[^ ]*:ktrace_[0-9]' $T/dynamic_events)"
-	if [ -z "$left" ]; then
-		pass "$1"
-	else
-		fail "$1" "left behind: $left"
-	fi
-}
-
-row_count() {
-	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
-}
+on_exit ktrace_leftovers_remove
 
 # --- another tool's trigger on the same event ---------------------------
 TRIG='hist:keys=common_pid:vals=hitcount'
@@ -59,13 +32,13 @@ if [ "$after" -ge $((before + 300)) ]; then pass histown-other-counting; else
 	fail histown-other-counting "their hits went from $before to $after"; fi
 echo "!$TRIG" >> $TF
 expect_eq histown-other-removed "" "$(grep -v '^#' $TF)"
-expect_clean histown-other-clean
+expect_no_ktrace histown-other-clean
 
 # --- exit paths ---------------------------------------------------------
 expect_ok histown-duration ktrace hist -e raw_syscalls:sys_enter -d 1
-expect_clean histown-duration-clean
+expect_no_ktrace histown-duration-clean
 expect_exit histown-cmd-status 3 ktrace hist -e raw_syscalls:sys_enter -- $SC 10 3
-expect_clean histown-cmd-clean
+expect_no_ktrace histown-cmd-clean
 
 # sig NAME SIGNAL[,SIGNAL]: a running hist (with an inline kprobe) ended by
 # the signals, its table printed, nothing left
@@ -84,7 +57,7 @@ sig() {
 	*) fail "histown-$1-exit" "exit status $rc"; _show "$(cat $D/sig.out)" ;;
 	esac
 	expect_contains "histown-$1-table" "$(cat $D/sig.out)" "Totals:"
-	expect_clean "histown-$1-clean"
+	expect_no_ktrace "histown-$1-clean"
 }
 sig int INT
 sig term TERM
@@ -101,5 +74,5 @@ wait $kpid 2>/dev/null
 left=$(ls $T/instances | grep '^ktrace_')
 expect_ne histown-kill-left "" "$left"
 expect_ok histown-kill-next ktrace hist -e raw_syscalls:sys_enter -d 0.5
-expect_clean histown-kill-swept
+expect_no_ktrace histown-kill-swept
 

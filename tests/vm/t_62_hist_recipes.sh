@@ -13,35 +13,8 @@ D=/tmp/kt62
 mkdir -p $D
 on_exit "rm -rf $D"
 SC=$TARGETS/syscaller
-case $(uname -m) in
-aarch64) GETPPID=__arm64_sys_getppid ;;
-*) GETPPID=__x64_sys_getppid ;;
-esac
 
-# Straight through tracefs: ktrace's instances and probe groups, whatever
-# ktrace did (a test that fails must not fail the next ones).
-kt62_cleanup() {
-	for i in $(ls $T/instances | grep '^ktrace_'); do rmdir $T/instances/$i; done
-	for ev in $(sed -n 's/^[^:]*:\(ktrace_[0-9][^ ]*\) .*/\1/p' $T/dynamic_events); do
-		echo "-:$ev" >> $T/dynamic_events
-	done
-}
-on_exit kt62_cleanup
-
-expect_clean() {
-	local left
-	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
-	left="$left$(grep -E '^[^ ]*:ktrace_[0-9]' $T/dynamic_events)"
-	if [ -z "$left" ]; then
-		pass "$1"
-	else
-		fail "$1" "left behind: $left"
-	fi
-}
-
-row_count() {
-	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
-}
+on_exit ktrace_leftovers_remove
 
 # --- recipes ------------------------------------------------------------
 expect_ok histrec-list ktrace hist --list-recipes
@@ -70,4 +43,4 @@ expect_ok histrec-recipe-override-event ktrace hist -r read-sizes -e syscalls:sy
 expect_contains histrec-recipe-override-event-name "$OUT" "syscalls:sys_exit_write"
 expect_exit histrec-recipe-missing 2 ktrace hist -r no-such-recipe
 expect_exit histrec-size-small 2 ktrace hist -e raw_syscalls:sys_enter --size 100
-expect_clean histrec-recipes-clean
+expect_no_ktrace histrec-recipes-clean

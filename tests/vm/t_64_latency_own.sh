@@ -18,27 +18,7 @@ on_exit "rm -rf $D"
 SL=$TARGETS/sleeper
 SC=$TARGETS/syscaller
 
-kt64_cleanup() {
-	for i in $(ls $T/instances | grep '^ktrace_'); do rmdir $T/instances/$i; done
-	for s in $(sed -n 's/^s:synthetic\/\(ktrace_[^ ]*\) .*/\1/p' $T/dynamic_events); do
-		echo "!$s" >> $T/synthetic_events
-	done
-	for ev in $(sed -n 's/^[^:]*:\(ktrace_[0-9][^ ]*\) .*/\1/p' $T/dynamic_events); do
-		echo "-:$ev" >> $T/dynamic_events
-	done
-}
-on_exit kt64_cleanup
-
-expect_clean() {
-	local left
-	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
-	left="$left$(grep -E '^[^ ]*:(synthetic/)?ktrace_[0-9]' $T/dynamic_events)"
-	if [ -z "$left" ]; then
-		pass "$1"
-	else
-		fail "$1" "left behind: $left"
-	fi
-}
+on_exit ktrace_leftovers_remove
 
 # --- wakeups: latency's pairs = the wakeups record sees ----------------
 $SL 4 wait > /dev/null 2>&1 &
@@ -63,7 +43,7 @@ expect_eq latown-wakeup-equals-record "$wakeups" "$hits"
 if [ "${hits:-0}" -ge 12 ]; then pass latown-wakeup-naps; else
 	fail latown-wakeup-naps "$hits wakeups for 12 naps"; _show "$OUT"; fi
 expect_match latown-wakeup-max "$OUT" '^max [0-9.]+ (us|ms): sleeper \[[0-9]+\] on CPU [0-9]+, after .* ran$'
-expect_clean latown-wakeup-clean
+expect_no_ktrace latown-wakeup-clean
 
 # --- another tool's synthetic event and trigger -------------------------
 echo 'other_lat u64 lat; pid_t pid' >> $T/synthetic_events
@@ -79,7 +59,7 @@ expect_ok latown-other-wakeup ktrace latency --wakeup -d 1
 expect_contains latown-other-trigger-kept2 "$(cat $T/events/sched/sched_switch/trigger)" "hist:keys=next_pid:vals=hitcount"
 echo "!$OTRIG" >> $T/events/sched/sched_switch/trigger
 echo '!other_lat' >> $T/synthetic_events
-expect_clean latown-other-clean
+expect_no_ktrace latown-other-clean
 
 # --- exit paths ---------------------------------------------------------
 ktrace latency --wakeup > $D/int.out 2>&1 &
@@ -89,7 +69,7 @@ sleep 0.3
 kill -INT $kpid
 wait $kpid
 expect_contains latown-int-table "$(cat $D/int.out)" "Totals:"
-expect_clean latown-int-clean
+expect_no_ktrace latown-int-clean
 
 ktrace latency --wakeup > /dev/null 2>&1 &
 kpid=$!
@@ -99,18 +79,18 @@ kill -KILL $kpid
 wait $kpid 2>/dev/null
 expect_ne latown-kill-left "" "$(grep 'synthetic/ktrace_' $T/dynamic_events)"
 expect_ok latown-kill-next ktrace latency --syscall getppid -- $SC 5
-expect_clean latown-kill-swept
+expect_no_ktrace latown-kill-swept
 
 # --- a bad pairing ------------------------------------------------------
 # the kernel takes a number paired with a string (and never matches)
 expect_exit latown-bad-type 2 ktrace latency --from sched:sched_waking --to sched:sched_switch --match pid=next_comm -d 1
 expect_contains latown-bad-type-said "$OUT" "are not the same kind of value"
-expect_clean latown-bad-type-clean
+expect_no_ktrace latown-bad-type-clean
 expect_exit latown-bad-field 1 ktrace latency --from sched:sched_waking --to sched:sched_switch --match nosuch=next_pid -d 1
 expect_contains latown-bad-field-kernel "$OUT" "kernel refused"
 expect_match latown-bad-field-caret "$OUT" '^ *\^'
-expect_clean latown-bad-field-clean
+expect_no_ktrace latown-bad-field-clean
 expect_exit latown-bad-key 2 ktrace latency --syscall getppid -k nosuchfield -d 1
 expect_exit latown-both 2 ktrace latency --wakeup --from sched:sched_waking --to sched:sched_switch
 expect_exit latown-none 2 ktrace latency -d 1
-expect_clean latown-errors-clean
+expect_no_ktrace latown-errors-clean

@@ -14,36 +14,8 @@ D=/tmp/kt65
 mkdir -p $D
 on_exit "rm -rf $D"
 SC=$TARGETS/syscaller
-case $(uname -m) in
-aarch64) GETPPID=__arm64_sys_getppid ;;
-*) GETPPID=__x64_sys_getppid ;;
-esac
 
-bgpids=
-kt65_kill_bg() {
-	for p in $bgpids; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-}
-on_exit kt65_kill_bg
-
-# Nothing of ktrace's left: no instance, no inline probe group.
-expect_clean() {
-	local left
-	left=$(ls $T/instances 2>/dev/null | grep '^ktrace_')
-	left="$left$(grep -E '^[^ ]*:ktrace_[0-9]' $T/dynamic_events)"
-	if [ -z "$left" ]; then
-		pass "$1"
-	else
-		fail "$1" "left behind: $left"
-	fi
-}
-
-# count ROWNAME: the count on the table row starting with ROWNAME
-row_count() {
-	printf '%s\n' "$OUT" | awk -v k="$1" '$1 == k { print $2; exit }'
-}
+on_exit _kill_bg
 
 # --- intervals, a full table -------------------------------------------
 expect_ok hist-interval ktrace hist -e raw_syscalls:sys_enter -k common_pid -I 200 -d 1
@@ -56,21 +28,21 @@ ktrace hist -e raw_syscalls:sys_enter -k common_timestamp.usecs --size 128 \
 expect_eq hist-dropped-exit 0 $?
 expect_contains hist-dropped-said "$(cat $D/drop.err)" "were not counted: the table is full"
 expect_match hist-dropped-totals "$(cat $D/drop.out)" 'Totals: [0-9]+ hits, 128 entries, [1-9][0-9]* dropped'
-expect_clean hist-dropped-clean
+expect_no_ktrace hist-dropped-clean
 
 # --- errors: the kernel's words, the caret under the user's text --------
 expect_exit hist-badfield 1 ktrace hist -e kmem:kmalloc -k nosuchfield -d 1
 expect_contains hist-badfield-kernel "$OUT" "kernel refused hist trigger"
 expect_match hist-badfield-caret "$OUT" 'hist:keys=nosuchfield'
 expect_match hist-badfield-caret-pos "$OUT" '^ *\^'
-expect_clean hist-badfield-clean
+expect_no_ktrace hist-badfield-clean
 expect_exit hist-badmod 1 ktrace hist -e kmem:kmalloc -k bytes_req.bogus -d 1
-expect_clean hist-badmod-clean
+expect_no_ktrace hist-badmod-clean
 expect_exit hist-noevent 1 ktrace hist -e nosuch:event -d 1
 expect_exit hist-two-events 2 ktrace hist -e raw_syscalls:sys_enter -e kmem:kmalloc
 expect_exit hist-noe 2 ktrace hist -k common_pid
 expect_exit hist-two-hist-keys 2 ktrace hist -e kmem:kmalloc -k bytes_req.log2,bytes_alloc.log2
-expect_clean hist-errors-clean
+expect_no_ktrace hist-errors-clean
 
 # --- JSON, parsed on the host -------------------------------------------
 json=$(ktrace --json hist -e raw_syscalls:sys_enter -k id.syscall -- $SC 20)
@@ -85,4 +57,11 @@ echo "KTRACE-JSON hist-json-stack $json"
 json=$(ktrace --json hist -e kmem:kmalloc -k nosuchfield -d 1 2>&1)
 echo "KTRACE-JSON hist-json-error $json"
 expect_contains hist-json-error-kernel "$json" '"kernel":'
-expect_clean hist-json-clean
+expect_no_ktrace hist-json-clean
+
+# --- .sym-offset and .hex keys ------------------------------------------
+expect_ok histmore-symoff ktrace hist -e kmem:kmalloc -k call_site.sym-offset -d 1
+expect_match histmore-symoff-row "$OUT" '^[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+ +[0-9]+'
+expect_ok histmore-hex ktrace hist -e kmem:kmalloc -k ptr.hex -d 1
+expect_match histmore-hex-row "$OUT" '^0x[0-9a-f]+ +[0-9]+'
+expect_no_ktrace histmore-keys-clean
