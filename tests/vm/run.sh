@@ -15,6 +15,9 @@
 #   KTRACE_VM_MEM       memory of each VM in MiB, default 1024
 #   KTRACE_VM_APPEND    more words for the kernel command line (what a
 #                       script reads from /proc/cmdline, e.g. ktrace.bench_n=)
+#   KTRACE_VM_QEMU_OPTS more qemu options, split at blanks (e.g. a
+#                       benchmark's "-icount shift=0": guest time counted
+#                       in instructions, not taken from the host's clock)
 #   KTRACE_VM_CACHE     kernel cache (see fetch-kernels.sh)
 #   KTRACE_BIN          ktrace binary, default build/static/ktrace (make
 #                       ktrace-static: one file, no libraries to copy)
@@ -38,6 +41,7 @@ arm64_slowdown=3
 tests_glob=${KTRACE_VM_TESTS:-t_*.sh}
 jobs=${KTRACE_VM_JOBS:-2}
 mem=${KTRACE_VM_MEM:-1024}
+read -r -a qemu_opts <<< "${KTRACE_VM_QEMU_OPTS:-}"
 ktrace=${KTRACE_BIN:-$top/build/static/ktrace}
 # arm64 kernels ("arm64-6.1"...) boot with the cross-built ktrace and
 # targets (make arm64: build/arm64/).
@@ -137,7 +141,7 @@ boot() {
 		-m "$mem" -smp 1 -cpu max \
 		-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
 		-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
-		-serial "file:$log" -monitor none -nic none \
+		-serial "file:$log" -monitor none -nic none "${qemu_opts[@]}" \
 		< /dev/null > "$out/$k.qemu.log" 2>&1 &
 	pid=$!
 	# Wall-clock time until /init runs (guest clocks lag under TCG).
