@@ -76,6 +76,13 @@
 # is installed: `ktrace hist` (counting in the kernel) against record,
 # perf and bpftrace, in the VM since the host kernel may have no hist
 # triggers; its own table, in bench/out/hist-vm.md. BENCH_HIST_VM=0 skips it.
+# Then, the same way, bench/latency-vm.sh: `ktrace latency --wakeup`
+# (wakeup -> switch-in pairs made and counted in the kernel) against
+# `ktrace record` of sched_waking and sched_switch paired by awk and
+# `perf sched record` + `perf sched latency`, on a futex ping-pong of two
+# threads (bench/bench_pingpong.c, 1e5 round trips), with the guest's clock
+# counting instructions (qemu -icount); its own table, in
+# bench/out/latency-vm.md. BENCH_LAT_VM=0 skips it.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -431,5 +438,16 @@ if [ $QUICK = 0 ] && [ "${BENCH_HIST_VM:-1}" != 0 ]; then
 		bench/hist-vm.sh || echo "bench/run.sh: bench/hist-vm.sh failed" >&2
 	else
 		echo "bench/run.sh: bench/hist-vm.sh skipped: no cached 6.12 VM kernel (tests/vm/fetch-kernels.sh 6.12) or no qemu"
+	fi
+fi
+
+# ktrace latency against record and perf sched, in the VM (see the header)
+if [ $QUICK = 0 ] && [ "${BENCH_LAT_VM:-1}" != 0 ]; then
+	if [ -f "${KTRACE_VM_CACHE:-tests/vm/cache}/6.12.pkg" ] &&
+		command -v qemu-system-x86_64 >/dev/null; then
+		echo
+		bench/latency-vm.sh || echo "bench/run.sh: bench/latency-vm.sh failed" >&2
+	else
+		echo "bench/run.sh: bench/latency-vm.sh skipped: no cached 6.12 VM kernel (tests/vm/fetch-kernels.sh 6.12) or no qemu"
 	fi
 fi
