@@ -415,6 +415,12 @@ static int hist_setup(struct hist_cmd *hc)
 	if (ret)
 		return ret;
 	kt_target_describe(&hc->co.tg, hc->what, sizeof(hc->what));
+	/* a kernel without hist triggers: said before anything is made */
+	if (kt_hist_check(kt_tfs_top(ctx->tfs), hc->sys, hc->ev, &err)) {
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
 	hc->hr = (struct kt_hrun){
 		.ctx = ctx, .tg = &hc->co.tg, .duration = hc->co.duration,
 		.interval = hc->interval, .what = hc->what, .sys = hc->sys,

@@ -623,6 +623,7 @@ static int lat_setup(struct lat_cmd *lc)
 	struct kt_ctx *ctx = lc->ctx;
 	char *specs[2] = { lc->from.spec, lc->to.spec };
 	bool wakeup = lc->question && !strcmp(lc->question, "wakeup");
+	struct ktrace_err err = { .pos = -1 };
 	int ret;
 
 	ktrace_probe_cleanup_stale(ctx->tfs);
@@ -650,6 +651,12 @@ static int lat_setup(struct lat_cmd *lc)
 		ret = wakee_filter(lc);
 		if (ret)
 			return ret;
+	}
+	/* a kernel without hist triggers: said before anything is made */
+	if (kt_hist_check(kt_tfs_top(ctx->tfs), lc->to.sys, lc->to.ev, &err)) {
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
 	}
 	lc->hr = (struct kt_hrun){
 		.ctx = ctx, .tg = &lc->co.tg, .duration = lc->co.duration,

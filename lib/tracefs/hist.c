@@ -98,13 +98,12 @@ static int note_trigger(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
 	return ret;
 }
 
-int kt_hist_start(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
-		  const char *sys, const char *ev, const char *text,
+int kt_hist_check(struct ktrace_inst *inst, const char *sys, const char *ev,
 		  struct ktrace_err *err)
 {
-	char *path, *klog, *cmd = NULL;
-	const char *why;
-	int ret, pos = -1;
+	struct ktrace_tfs *tfs = inst->tfs;
+	char *path;
+	int ret;
 
 	path = kt_event_path(inst, sys, ev, NULL);
 	if (!path)
@@ -123,6 +122,21 @@ int kt_hist_start(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
 		return kt_err_set(err, EOPNOTSUPP,
 				  "this kernel has no hist triggers (CONFIG_HIST_TRIGGERS is off: no events/%s/%s/hist)",
 				  sys, ev);
+	return ret ? kt_err_set(err, -ret, "cannot use %s:%s: %s", sys, ev,
+				strerror(-ret)) : 0;
+}
+
+int kt_hist_start(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
+		  const char *sys, const char *ev, const char *text,
+		  struct ktrace_err *err)
+{
+	char *klog, *cmd = NULL;
+	const char *why;
+	int ret, pos = -1;
+
+	ret = kt_hist_check(inst, sys, ev, err);
+	if (ret)
+		return ret;
 	ret = note_trigger(tfs, inst, sys, ev, text);
 	if (ret)
 		return kt_err_set(err, -ret, "cannot keep a record in %s: %s",

@@ -157,6 +157,11 @@ char *kt_hist_trigger_text(const struct kt_hist_def *d);
  * 0 or -errno. kt_hist_stop() removes exactly that trigger ("!TEXT").
  */
 struct ktrace_tfs;
+/* Can SYS:EV take a hist trigger in inst (the event is there, the kernel
+ * has hist triggers: CONFIG_HIST_TRIGGERS)? 0, or -errno with err said.
+ * kt_hist_start() asks it; ask it of the top instance before making one. */
+int kt_hist_check(struct ktrace_inst *inst, const char *sys, const char *ev,
+		  struct ktrace_err *err);
 int kt_hist_start(struct ktrace_tfs *tfs, struct ktrace_inst *inst,
 		  const char *sys, const char *ev, const char *text,
 		  struct ktrace_err *err);
