@@ -240,6 +240,33 @@ static int seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
 	return KT_OK;
 }
 
+int kt_duration_parse(struct kt_ctx *ctx, const char *opt, const char *s,
+		      const char *unit, uint64_t *ns)
+{
+	static const struct { const char *name; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	const char *p = s, *u;
+	double v, mul = 0;
+	char *end;
+
+	/* decimal digits and one point: no sign, hex, exponent or "inf" */
+	while ((*p >= '0' && *p <= '9') || *p == '.')
+		p++;
+	u = *p ? p : unit;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(u, units[i].name))
+			mul = units[i].ns;
+	errno = 0;
+	v = p > s ? strtod(s, &end) : 0;
+	if (p == s || errno || end != p || !mul || v * mul > 1e18)
+		return kt_usage_error(ctx, NULL,
+				      "bad %s '%.100s': a decimal number with a unit (ns, us, ms, s; %s without one)",
+				      opt, s, unit);
+	*ns = (uint64_t)(v * mul + 0.5);
+	return KT_OK;
+}
+
 /*
  * The highest -F the kernel takes: kernel.perf_event_max_sample_rate
  * (100000 by default, and the kernel lowers it when samples take too

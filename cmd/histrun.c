@@ -229,7 +229,11 @@ static int hrun_round(void *arg, bool *gone)
 
 	if (hr->duration > 0 && hr->duration * 1000 < wait_ms)
 		wait_ms = hr->duration * 1000;
+	if (hr->tick && wait_ms > 100)
+		wait_ms = 100;
 	poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
+	if (hr->tick && hr->tick(hr->arg, false))
+		return -1;
 	now = kt_elapsed(&hr->t0);
 	if (hr->interval && (now - hr->last) * 1000 >= hr->interval) {
 		if (kt_hrun_show(hr, now))
@@ -262,6 +266,8 @@ int kt_hrun_loop(struct kt_hrun *hr, bool *stopped)
 	default:
 		break;
 	}
+	if (hr->tick && hr->tick(hr->arg, true))
+		return KT_FAIL;
 	return kt_hrun_show(hr, kt_elapsed(&hr->t0));
 }
 

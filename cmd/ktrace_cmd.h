@@ -267,6 +267,11 @@ double kt_elapsed(const struct timespec *t0);
  * round's stop or failure, the command's exit (kt_target's workload), the
  * end of the -p processes, and duration seconds (> 0) since t0.
  */
+/* A duration of option opt: a decimal number with an optional unit (ns,
+ * us, ms, s; unit when none) into *ns; a usage error otherwise. */
+int kt_duration_parse(struct kt_ctx *ctx, const char *opt, const char *s,
+		      const char *unit, uint64_t *ns);
+
 enum kt_loop_end {
 	KT_LOOP_SIGNAL,
 	KT_LOOP_COMMAND,	/* round returned 1 */
@@ -386,6 +391,8 @@ struct kt_hrun {
 	const char *what;
 	const char *sys, *ev, *trigger;
 	int (*print)(void *arg, const struct kt_hist_table *t, double at);
+	/* NULL, or called every tenth of a second (final: after the end) */
+	int (*tick)(void *arg, bool final);
 	void *arg;
 	/* the run's own */
 	int pidfd;
@@ -399,6 +406,40 @@ int kt_hrun_limit(struct kt_hrun *hr);
 int kt_hrun_loop(struct kt_hrun *hr, bool *stopped);
 int kt_hrun_show(struct kt_hrun *hr, double at);
 int kt_hrun_destroy(struct kt_hrun *hr);
+/*
+ * Records of an event perf cannot open (a synthetic event), read from
+ * ktrace's own instance as they come and printed as record prints its
+ * lines (text or JSON): kt_rawrec_start() sets the instance's clock to
+ * CLOCK_MONOTONIC, the event's filter (when given) and, with stacks, a
+ * stacktrace trigger under the same filter, and enables it;
+ * kt_rawrec_read() prints what the buffers hold (final: also the records
+ * still waiting for their stack); kt_rawrec_stop() disables it, takes the
+ * trigger back and says what the buffers lost. The options are the
+ * caller's; kt_rawrec_free() frees the rest.
+ */
+struct kt_rawrec_cpu;
+struct kt_rawrec {
+	bool on;		/* options */
+	uint64_t threshold;	/* ns */
+	bool stacks;
+	struct kt_ctx *ctx;	/* the run's own */
+	struct ktrace_inst *inst;
+	const char *sys, *ev;
+	struct ktrace_record *fmt;
+	struct kt_raw *raw;
+	char *filter, *trigger;
+	bool trigger_on, enabled, failed;
+	int id, ncpus, round;
+	struct kt_rawrec_cpu *cpu;
+	unsigned long long printed;
+};
+int kt_rawrec_start(struct kt_rawrec *rr, struct kt_ctx *ctx,
+		    struct ktrace_inst *inst, const char *sys, const char *ev,
+		    const char *filter);
+int kt_rawrec_read(struct kt_rawrec *rr, bool final);
+int kt_rawrec_stop(struct kt_rawrec *rr);
+void kt_rawrec_free(struct kt_rawrec *rr);
+
 /* --size N of a hist table: 128 to 131072 entries (cmd/hist.c) */
 int kt_hist_size_parse(struct kt_ctx *ctx, const char *arg,
 		       unsigned int *out);

@@ -22,7 +22,7 @@ static const char latency_usage[] =
 	"                      [--from-filter EXPR] [--to-filter EXPR] [options]\n"
 	"       ktrace latency --wakeup | --syscall NAME|all | -f FUNC [-x BINARY] [options]\n"
 	"options: [-k KEY[,KEY...]] [--buckets USECS] [-p PID... | -a | -- CMD ARGS...]\n"
-	"         [-d SECS] [-I MS] [--json]\n"
+	"         [-d SECS] [-I MS] [--json] [--record [--threshold DUR] [-g]]\n"
 	"The distribution of the time (microseconds) between each start event and\n"
 	"the end event that matches it, paired and counted in the kernel, and the\n"
 	"worst case with its context. Events: tracepoints, probes, inline probes as\n"
@@ -50,12 +50,20 @@ static const char latency_usage[] =
 	"  -a, --all-cpus          system-wide (the default without CMD or -p)\n"
 	"  -d, --duration SECS     stop after SECS seconds\n"
 	"  -I, --interval MS       print the distribution of each interval\n"
+	"      --record            print each pair as a record as it comes (read\n"
+	"                          from ktrace's instance: perf cannot open\n"
+	"                          synthetic events), then the distribution\n"
+	"      --threshold DUR     --record only pairs that took DUR or longer\n"
+	"                          (100us, 2ms; microseconds without a unit)\n"
+	"  -g, --call-graph        --record: the kernel stack where each pair\n"
+	"                          ended (the end event's context)\n"
 	"  -j, --json              JSON output\n"
 	"  -h, --help              this help\n";
 
 enum {
 	OPT_FROM = 256, OPT_TO, OPT_MATCH, OPT_FROM_FILTER, OPT_TO_FILTER,
-	OPT_WAKEUP, OPT_SYSCALL, OPT_BUCKETS, OPT_SIZE,
+	OPT_WAKEUP, OPT_SYSCALL, OPT_BUCKETS, OPT_SIZE, OPT_RECORD,
+	OPT_THRESHOLD,
 };
 
 static const struct option latency_opts[] = {
@@ -76,6 +84,9 @@ static const struct option latency_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "call-graph", no_argument, NULL, 'g' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -116,6 +127,7 @@ struct lat_cmd {
 	struct kt_strv extra;		/* end-event fields carried (keys) */
 	struct kt_strv extra_types;
 	struct kt_hrun hr;
+	struct kt_rawrec rec;	/* --record */
 };
 
 static int set_str(struct kt_ctx *ctx, char **dst, const char *s)
@@ -201,6 +213,15 @@ static int lat_opt(struct lat_cmd *lc, int opt, const char *arg)
 	case 'j':
 		ctx->json = true;
 		return KT_OK;
+	case OPT_RECORD:
+		lc->rec.on = true;
+		return KT_OK;
+	case OPT_THRESHOLD:
+		return kt_duration_parse(ctx, "--threshold", arg, "us",
+					 &lc->rec.threshold);
+	case 'g':
+		lc->rec.stacks = true;
+		return KT_OK;
 	}
 	ret = kt_capture_opt(ctx, &lc->co, opt, arg);
 	if (ret < 0)
@@ -254,7 +275,7 @@ static int lat_parse(struct lat_cmd *lc, int argc, char **argv)
 	struct kt_ctx *ctx = lc->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+f:x:k:p:ad:I:jh",
+	while ((opt = getopt_long(argc, argv, "+f:x:k:p:ad:I:jgh",
 				  latency_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(latency_usage, ctx->out);
@@ -271,6 +292,9 @@ static int lat_parse(struct lat_cmd *lc, int argc, char **argv)
 	ret = kt_target_check(ctx, &lc->co.tg, argc - optind, argv + optind);
 	if (ret)
 		return ret;
+	if ((lc->rec.threshold || lc->rec.stacks) && !lc->rec.on)
+		return kt_usage_error(ctx, NULL,
+				      "--threshold and -g are options of --record");
 	if (lc->exe && !lc->func)
 		return kt_usage_error(ctx, NULL,
 				      "-x BINARY names where -f's function is");
@@ -565,6 +589,28 @@ static int start_one(struct lat_cmd *lc, const char *sys, const char *ev,
 	return ret;
 }
 
+/* --record: the synthetic event enabled in the instance, under
+ * --threshold's filter (lat is in microseconds: at least the threshold
+ * rounded up). */
+static int lat_record_start(struct lat_cmd *lc)
+{
+	uint64_t us = (lc->rec.threshold + 999) / 1000;
+
+	if (us && asprintf(&lc->rec.filter, "lat >= %" PRIu64, us) < 0) {
+		lc->rec.filter = NULL;
+		return kt_error(lc->ctx, KT_FAIL, "out of memory");
+	}
+	return kt_rawrec_start(&lc->rec, lc->ctx, lc->hr.inst, "synthetic",
+			       lc->synth, lc->rec.filter);
+}
+
+static int lat_tick(void *arg, bool final)
+{
+	struct lat_cmd *lc = arg;
+
+	return kt_rawrec_read(&lc->rec, final);
+}
+
 /* Define the synthetic event, then its hist, the start's and the end's
  * triggers (the end's action needs the other two). */
 static int lat_start(struct lat_cmd *lc)
@@ -585,6 +631,8 @@ static int lat_start(struct lat_cmd *lc)
 	lc->synth_made = true;
 	ret = start_one(lc, "synthetic", lc->synth, lc->synth_trigger,
 			&lc->synth_started);
+	if (!ret && lc->rec.on)
+		ret = lat_record_start(lc);
 	if (!ret)
 		ret = start_one(lc, lc->from.sys, lc->from.ev,
 				lc->from.trigger, &lc->from.started);
@@ -662,6 +710,7 @@ static int lat_setup(struct lat_cmd *lc)
 		.ctx = ctx, .tg = &lc->co.tg, .duration = lc->co.duration,
 		.interval = lc->interval, .what = lc->what, .sys = "synthetic",
 		.print = lat_print, .arg = lc, .pidfd = -1,
+		.tick = lc->rec.on ? lat_tick : NULL,
 	};
 	lc->hr.inst = kt_own_inst_create(ctx->tfs);
 	if (!lc->hr.inst)
@@ -856,7 +905,7 @@ static int lat_teardown(struct lat_cmd *lc)
 		{ "synthetic", lc->synth, lc->synth_trigger,
 		  lc->synth_started },
 	};
-	int ret = KT_OK, r;
+	int ret = kt_rawrec_stop(&lc->rec), r;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (!t[i].on)
@@ -898,6 +947,7 @@ static void lat_free(struct lat_cmd *lc)
 	free(lc->synth_trigger);
 	free(lc->save);
 	free(lc->wake_filter);
+	kt_rawrec_free(&lc->rec);
 	kt_capture_opts_free(&lc->co);
 }
 

@@ -170,4 +170,33 @@ struct tep_event;
 int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
 		    struct ktrace_err *err);
 
+/*
+ * The records of an instance's ring buffers (ftrace's, not perf's), for
+ * events perf cannot open (synthetic events): kt_raw_alloc() reads the
+ * formats of systems (a NULL-ended list) once; kt_raw_read() hands each
+ * record the buffers hold now to fn, oldest first across CPUs, and
+ * consumes them; it stops early when fn returns non-zero, and returns
+ * that, 0, or -errno. kt_raw_field() reads a field of a record (a number
+ * of up to 8 bytes into *val, and/or its offset): 0, -ENOENT (no such
+ * field), -EINVAL (not in the record). Free with kt_raw_free() (NULL
+ * too).
+ */
+struct kt_raw;
+struct kt_raw_rec {
+	int cpu;
+	unsigned long long ts;	/* the instance's trace_clock */
+	const void *data;	/* the event's data as in its format file */
+	unsigned int size;
+	int id;			/* the event's id, -1 unknown */
+	const char *system, *name;
+};
+typedef int (*kt_raw_fn)(void *arg, const struct kt_raw_rec *rec);
+struct kt_raw *kt_raw_alloc(struct ktrace_tfs *tfs,
+			    const char *const *systems);
+int kt_raw_read(struct kt_raw *r, const struct ktrace_inst *inst,
+		kt_raw_fn fn, void *arg);
+int kt_raw_field(const struct kt_raw *r, const struct kt_raw_rec *rec,
+		 const char *name, unsigned long long *val, int *offset);
+void kt_raw_free(struct kt_raw *r);
+
 #endif
