@@ -1101,22 +1101,6 @@ t_unprivileged_works_or_names_the_privilege() {
 	done
 }
 
-# Output that cannot be written is said; a closed standard descriptor is
-# not taken by a file or perf fd (ktrace holds it with /dev/null).
-t_outputs_full_or_closed() {
-	$KTRACE list 'irq:*' >/dev/full 2>$RT.err
-	expect_eq "exit status to /dev/full" "$?" 1 || return 1
-	expect_contains "/dev/full" "$(cat $RT.err)" "writing the output failed: No space left on device" || return 1
-	$KTRACE record -e sched:sched_switch -d 0.2 >&- 2>$RT.err ||
-		fail "record with stdout closed: $(cat $RT.err)" || return 1
-	$KTRACE record -o $RT.cl -e syscalls:sys_enter_getppid -- $SYSC 5 2>/dev/null ||
-		fail "record -o failed" || return 1
-	local sum=$(md5sum <$RT.cl)
-	$KTRACE report -i $RT.cl >&- 2>$RT.err || fail "report with stdout closed: $(cat $RT.err)" || return 1
-	expect_eq "the recording untouched" "$(md5sum <$RT.cl)" "$sum" || return 1
-	rm -f $RT.cl
-}
-
 # A stop signal that comes before the command is released: the command
 # never runs, and the exit status says which signal it was. ktrace is
 # frozen (SIGSTOP) after its probe exists; when its child has not run yet

@@ -1,0 +1,33 @@
+# Issue 28's outputs, limits and papercuts: closed and full outputs,
+# signals, empty recordings, the summary, messages a perf user trips on.
+
+SYSC=$TARGETS/syscaller
+PT=/tmp/ktrace-it-paper	# scratch files, overwritten by each run
+
+# Output that cannot be written is said once and is exit 1 (coreutils'
+# rule), for a closed stdout too; a closed standard descriptor is still
+# not taken by a file or perf fd (ktrace holds it with /dev/null).
+t_outputs_full_or_closed() {
+	$KTRACE list 'irq:*' >/dev/full 2>$PT.err
+	expect_eq "exit status to /dev/full" "$?" 1 || return 1
+	expect_contains "/dev/full" "$(cat $PT.err)" "writing the output failed: No space left on device" || return 1
+	$KTRACE list 'irq:*' >&- 2>$PT.err
+	expect_eq "list, stdout closed" "$?" 1 || return 1
+	expect_eq "list, stdout closed" "$(cat $PT.err)" "ktrace: writing the output failed: Bad file descriptor" || return 1
+	$KTRACE version >&- 2>$PT.err
+	expect_eq "version, stdout closed" "$?" 1 || return 1
+	$KTRACE record -e sched:sched_switch -d 0.2 >&- 2>$PT.err
+	expect_eq "record, stdout closed" "$?" 1 || return 1
+	expect_eq "one error" "$(grep -c 'failed' $PT.err)" 1 || return 1
+	expect_contains "record, stdout closed" "$(cat $PT.err)" "writing the records failed: Bad file descriptor" || return 1
+	# nothing for stdout: a closed one is no error, and no file lands on it
+	$KTRACE record -o $PT.cl -e syscalls:sys_enter_getppid -- $SYSC 5 >&- 2>/dev/null ||
+		fail "record -o with stdout closed failed" || return 1
+	local sum=$(md5sum <$PT.cl)
+	$KTRACE report -i $PT.cl >&- 2>$PT.err
+	expect_eq "report, stdout closed" "$?" 1 || return 1
+	expect_eq "report, stdout closed" "$(cat $PT.err)" "ktrace: writing the output failed: Bad file descriptor" || return 1
+	expect_eq "the recording untouched" "$(md5sum <$PT.cl)" "$sum" || return 1
+	expect_eq "records" "$($KTRACE report -i $PT.cl | grep -c sys_enter_getppid)" 5 || return 1
+	rm -f $PT.cl $PT.err
+}
