@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Inline probes of record and stat (-e 'kprobe:SPEC', 'kretprobe:SPEC',
- * 'uprobe:BINARY:SYMBOL ARGS', 'uretprobe:...'): the command-line syntax
+ * 'uprobe:BINARY:SYMBOL ARGS', 'uretprobe:...', 'eprobe:SYS:EVENT ARGS'
+ * or just 'SYS:EVENT ARGS', 'fprobe:FUNC ARGS', 'fretprobe:FUNC ARGS',
+ * 'tprobe:TRACEPOINT ARGS'): the command-line syntax
  * turned into probe specs of one probe set (lib/probe/set.c) in the set's
  * own group (ktrace_<pid>), taken back when the run ends. A ktrace killed
  * before it could leaves the group to the next one that creates probes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,16 +17,53 @@
 
 #include "ktrace_cmd.h"
 
-static const char *const inline_kinds[] = {
-	"kprobe:", "kretprobe:", "uprobe:", "uretprobe:", NULL,
+/*
+ * The inline kinds: the user's prefix, what the probe spec gets in its
+ * place, and whether it is a return probe. The last one has no prefix:
+ * a tracepoint followed by arguments ("syscalls:sys_enter_openat
+ * filename:ustring") makes an event probe on it.
+ */
+static const struct {
+	const char *prefix, *loc;
+	bool ret;
+} inline_kinds[] = {
+	{ "kprobe:", "", false },
+	{ "kretprobe:", "", true },
+	{ "uprobe:", "", false },
+	{ "uretprobe:", "", true },
+	{ "eprobe:", "e:", false },
+	{ "fprobe:", "f:", false },
+	{ "fretprobe:", "f:", true },
+	{ "tprobe:", "t:", false },
+	{ "", "e:", false },
 };
+#define NR_INLINE_KINDS (int)(sizeof(inline_kinds) / sizeof(inline_kinds[0]))
+#define KIND_UPROBE 2
+#define KIND_URETPROBE 3
+
+/* SYSTEM:EVENT then a blank and an argument: no glob, no other ':'. */
+static bool is_event_with_args(const char *spec)
+{
+	size_t n = strcspn(spec, " \t"), sys = strcspn(spec, ":");
+	const char *rest = spec + n;
+
+	if (!*rest || sys == 0 || sys >= n - 1)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (i != sys && !isalnum((unsigned char)spec[i]) &&
+		    spec[i] != '_')
+			return false;
+	rest += strspn(rest, " \t");
+	return *rest != '\0';
+}
 
 static int inline_kind(const char *spec)
 {
-	for (int i = 0; inline_kinds[i]; i++)
-		if (!strncmp(spec, inline_kinds[i], strlen(inline_kinds[i])))
+	for (int i = 0; i < NR_INLINE_KINDS - 1; i++)
+		if (!strncmp(spec, inline_kinds[i].prefix,
+			     strlen(inline_kinds[i].prefix)))
 			return i;
-	return -1;
+	return is_event_with_args(spec) ? NR_INLINE_KINDS - 1 : -1;
 }
 
 bool kt_inline_is(const char *spec)
@@ -39,15 +79,20 @@ bool kt_inline_is(const char *spec)
 static void inline_name(const struct kt_inline *in, int i, const char *spec,
 			int kind, char *name)
 {
-	const char *body = spec + strlen(inline_kinds[kind]);
+	const char *body = spec + strlen(inline_kinds[kind].prefix);
 	size_t loclen = strcspn(body, " \t");
 	const char *sym = body, *c;
 	char base[64];
 	int n = 0;
 
-	if (kind >= 2) {
+	if (kind == KIND_UPROBE || kind == KIND_URETPROBE) {
 		c = memchr(body, ':', loclen);
 		sym = c ? c + 1 : body;
+	} else if (*inline_kinds[kind].loc) {
+		/* e:, t: SYSTEM:EVENT (or /, .): the event's name */
+		for (c = body; c < body + loclen; c++)
+			if (strchr(":/.", *c))
+				sym = c + 1;
 	}
 	snprintf(base, 49, "%.*s", (int)strcspn(sym, " \t+%:@.(<"), sym);
 	for (char *p = base; *p; p++)
@@ -56,7 +101,7 @@ static void inline_name(const struct kt_inline *in, int i, const char *spec,
 			*p = '_';
 	if (!base[0] || (base[0] >= '0' && base[0] <= '9'))
 		snprintf(base, sizeof(base), "p");
-	if (kind == 1 || kind == 3)
+	if (inline_kinds[kind].ret)
 		strcat(base, "__return");
 	for (;;) {
 		bool taken = false;
@@ -76,25 +121,26 @@ static void inline_name(const struct kt_inline *in, int i, const char *spec,
 }
 
 /*
- * "kretprobe:vfs_read $retval" -> "GROUP:NAME=vfs_read%return $retval";
- * the probe spec grammar does the rest. *loc_at and *args_at say where the
- * location and the arguments start in the result, to map error positions
- * back into what the user typed.
+ * "kretprobe:vfs_read $retval" -> "GROUP:NAME=vfs_read%return $retval",
+ * "syscalls:sys_enter_openat filename" -> "GROUP:NAME=e:syscalls:..."; the
+ * probe spec grammar does the rest. *loc_at and *args_at say where the
+ * user's location and arguments start in the result, to map error
+ * positions back into what the user typed.
  */
 static char *inline_spec(const char *spec, int kind, const char *group,
 			 const char *name, int *loc_at, int *args_at)
 {
-	const char *body = spec + strlen(inline_kinds[kind]);
+	const char *body = spec + strlen(inline_kinds[kind].prefix);
+	const char *pre = inline_kinds[kind].loc;
 	size_t loclen = strcspn(body, " \t");
-	bool add_return = (kind == 1 || kind == 3) &&
-			  !strstr(body, "%return");
+	bool add_return = inline_kinds[kind].ret && !strstr(body, "%return");
 	char *out;
-	int n = snprintf(NULL, 0, "%s:%s=", group, name);
+	int n = snprintf(NULL, 0, "%s:%s=%s", group, name, pre);
 
 	*loc_at = n;
 	*args_at = n + loclen + (add_return ? 7 : 0);
-	if (asprintf(&out, "%s:%s=%.*s%s%s", group, name, (int)loclen, body,
-		     add_return ? "%return" : "", body + loclen) < 0)
+	if (asprintf(&out, "%s:%s=%s%.*s%s%s", group, name, pre, (int)loclen,
+		     body, add_return ? "%return" : "", body + loclen) < 0)
 		return NULL;
 	return out;
 }
@@ -103,11 +149,12 @@ static char *inline_spec(const char *spec, int kind, const char *group,
 static int user_pos(const char *user, int kind, int loc_at, int args_at,
 		    int pos)
 {
-	int k = strlen(inline_kinds[kind]);
+	int k = strlen(inline_kinds[kind].prefix);
+	int pre = strlen(inline_kinds[kind].loc);
 	int loclen = strcspn(user + k, " \t");
 
 	if (pos < loc_at)
-		return -1;
+		return pos >= loc_at - pre ? k : -1;	/* "e:" we added */
 	if (pos < loc_at + loclen)
 		return k + pos - loc_at;
 	if (pos < args_at)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* ktrace probe add|del|list: kprobes, kretprobes, uprobes, uretprobes. */
+/*
+ * ktrace probe add|del|list: kprobes, kretprobes, uprobes, uretprobes,
+ * event probes (e:), fprobes (f:) and tracepoint probes (t:).
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -20,11 +23,15 @@ static const char probe_usage[] =
 	"SPEC     := [[GROUP:]EVENT=]LOCATION [ARG...]\n"
 	"LOCATION := FUNC[+OFFS] | FUNC%return | FILE:LINE   (kernel, or user space with -x)\n"
 	"            BINARY:SYMBOL[+OFFS][%return]           (uprobe without -x)\n"
+	"            e:SYSTEM/EVENT                          (event probe: on a tracepoint's fields)\n"
+	"            f:FUNC[%return]                         (fprobe; Linux 6.7+)\n"
+	"            t:TRACEPOINT                            (tracepoint probe; Linux 6.7+)\n"
 	"ARG      := [NAME=]FETCHARG[:TYPE]    raw fetcharg: %si, $stack1, $retval, +8(%di), @sym, $comm\n"
-	"          | [NAME=]VAR[->FIELD|.FIELD]...[:TYPE]   by name: BTF (kernel), DWARF (-x)\n"
+	"          | [NAME=]VAR[->FIELD|.FIELD]...[:TYPE]   by name: BTF (kernel), DWARF (-x), event fields (e:)\n"
 	"\n"
 	"Examples:\n"
 	"  ktrace probe add 'do_sys_openat2 dfd filename how->flags'\n"
+	"  ktrace probe add 'e:syscalls/sys_enter_openat filename:ustring flags'\n"
 	"  ktrace probe add 'vfs_read%return $retval'\n"
 	"  ktrace probe add -x ./prog 'parse_line line:string len'\n"
 	"  ktrace probe add 'libc:malloc size=%di:u64'\n"
@@ -58,7 +65,21 @@ static const struct option list_opts[] = {
 static bool is_probe_kind(enum ktrace_kind k)
 {
 	return k == KTRACE_KIND_KPROBE || k == KTRACE_KIND_KRETPROBE ||
-	       k == KTRACE_KIND_UPROBE || k == KTRACE_KIND_URETPROBE;
+	       k == KTRACE_KIND_UPROBE || k == KTRACE_KIND_URETPROBE ||
+	       k == KTRACE_KIND_EPROBE || k == KTRACE_KIND_FPROBE;
+}
+
+/* The kind as probe list names it: fprobes' definitions tell an entry
+ * ("f:... FUNC"), a return ("FUNC%return") and a tracepoint probe ("t:"). */
+static const char *kind_label(const struct ktrace_event *e)
+{
+	const char *def = e->definition;
+
+	if (e->kind != KTRACE_KIND_FPROBE || !def)
+		return ktrace_kind_name(e->kind);
+	if (def[0] == 't')
+		return "tprobe";
+	return strstr(def, "%return") ? "fretprobe" : "fprobe";
 }
 
 /* Spec lines of a probe set file: '#' comments, one SPEC per line. A line
@@ -496,7 +517,7 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 			struct kt_json *j = ctx->jw;
 
 			kt_json_object_begin(j);
-			kt_jstr(j, "kind", ktrace_kind_name(e->kind));
+			kt_jstr(j, "kind", kind_label(e));
 			kt_jstr(j, "group", e->system);
 			kt_jstr(j, "event", e->name);
 			kt_jstr(j, "location", loc);
@@ -507,7 +528,7 @@ static int probe_list(struct kt_ctx *ctx, int argc, char **argv)
 			kt_json_object_end(j);
 		} else {
 			fprintf(ctx->out, "%-10s %s:%s  %s%s%s%s\n",
-				ktrace_kind_name(e->kind), e->system, e->name,
+				kind_label(e), e->system, e->name,
 				loc ? loc : "", *args ? "  " : "", args,
 				ktrace_probe_group_is_ktrace(ctx->tfs,
 							     e->system) ?
@@ -761,9 +782,9 @@ static int probe_help(struct kt_ctx *ctx, int argc, char **argv)
 }
 
 static const struct cmd probe_cmds[] = {
-	{ "add", probe_add, "create kprobes/uprobes" },
-	{ "list", probe_list, "list kprobes/uprobes" },
-	{ "del", probe_del, "remove kprobes/uprobes" },
+	{ "add", probe_add, "create probes (kprobes, uprobes, eprobes...)" },
+	{ "list", probe_list, "list probes" },
+	{ "del", probe_del, "remove probes" },
 	{ "sets", probe_sets, "list the installed probe sets" },
 	{ "help", probe_help, "this help" },
 	{ "--help", probe_help, "this help" },

@@ -21,9 +21,19 @@ struct probe_arg {
 	int dstart, dend;	/* this argument in the definition */
 };
 
+/* The kinds written to dynamic_events rather than kprobe_events. */
+enum probe_dyn {
+	PROBE_KU,		/* kprobe or uprobe (p->user) */
+	PROBE_EVENT,		/* e: an event probe on esys:eevent */
+	PROBE_FPROBE,		/* f: an fprobe on func (%return: is_return) */
+	PROBE_TPROBE,		/* t: a tracepoint probe on eevent */
+};
+
 struct ktrace_probe {
 	char *spec;
 	char *group, *event;
+	enum probe_dyn dyn;
+	char *esys, *eevent;	/* e: the event it hangs on; t: tracepoint */
 	bool user;		/* uprobe */
 	bool is_return;
 	char *binary;		/* user: as given */
@@ -53,5 +63,19 @@ int kt_probe_err(struct ktrace_err *err, const char *spec, int pos,
 
 /* A group or event name the kernel takes: an identifier, < 64 chars. */
 int kt_probe_name_check(const char *s);
+
+/* The kind letter of p's definition: 'p', 'r', 'e', 'f' or 't'. */
+char kt_probe_letter(const struct ktrace_probe *p);
+
+/*
+ * Event probes (eprobe.c): p's arguments against the fields of the event
+ * it hangs on (esys:eevent's format in tfs): $FIELD references checked,
+ * names turned into fetch arguments with their types, the string rules
+ * checked (a system call's pointer is user memory: ustring). 0 or -errno
+ * with err pointing into p's spec.
+ */
+struct ktrace_tfs;
+int kt_eprobe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
+		      struct ktrace_err *err);
 
 #endif

@@ -315,6 +315,58 @@ out:
 	return ret;
 }
 
+/*
+ * An fprobe (f:FUNC[%return]) or a tracepoint probe (t:TRACEPOINT): the
+ * kernel resolves their arguments by name from BTF itself (the names go
+ * as they are); ktrace checks the function (ftrace-able: fprobes have no
+ * breakpoint fallback) and raw $argN at an entry.
+ */
+static int resolve_fprobe(struct ktrace_probe *p, struct ktrace_resolver *res,
+			  struct ktrace_err *err)
+{
+	struct ktrace_err sub = { .pos = -1 };
+	struct kt_btf *kb;
+	int ret;
+
+	if (p->dyn == PROBE_TPROBE) {
+		p->location = strdup(p->eevent);
+		return p->location ? 0 : -ENOMEM;
+	}
+	kb = res_kernel(res);
+	if (!kb)
+		return -ENOMEM;
+	ret = kt_btf_func(kb, p->func, &sub);
+	if (ret) {
+		ret = kt_probe_err(err, p->spec, p->fstart, -ret, "%s%s",
+				   sub.msg ? sub.msg : strerror(-ret),
+				   ret == -EOPNOTSUPP ?
+				   " (an fprobe needs an ftrace-able function; a kprobe can take it)" :
+				   "");
+		ktrace_err_clear(&sub);
+		return ret;
+	}
+	if (asprintf(&p->location, "%s%s", p->func,
+		     p->is_return ? "%return" : "") < 0) {
+		p->location = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+char kt_probe_letter(const struct ktrace_probe *p)
+{
+	switch (p->dyn) {
+	case PROBE_EVENT:
+		return 'e';
+	case PROBE_FPROBE:
+		return 'f';
+	case PROBE_TPROBE:
+		return 't';
+	default:
+		return p->is_return ? 'r' : 'p';
+	}
+}
+
 /* The fetcharg, type and "NAME=FETCH[:TYPE]" text of every argument. */
 static int build_definition(struct ktrace_probe *p)
 {
@@ -326,11 +378,12 @@ static int build_definition(struct ktrace_probe *p)
 		return -ENOMEM;
 	fmt[0] = '\0';
 	len = 0;
-	hdr = snprintf(NULL, 0, "%c:%s/%s %s ", p->is_return ? 'r' : 'p',
+	hdr = snprintf(NULL, 0, "%c:%s/%s %s ", kt_probe_letter(p),
 		       p->group, p->event, p->location);
 	for (int i = 0; i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
-		const char *fetch = a->raw && !a->fetch ? a->expr : a->fetch;
+		/* raw, or by name for the kernel to resolve (f:, t:) */
+		const char *fetch = a->fetch ? a->fetch : a->expr;
 		const char *type = a->type ? a->type : a->rtype;
 		size_t need = strlen(a->name) + strlen(fetch) +
 			      (type ? strlen(type) : 0) + 4;
@@ -352,7 +405,7 @@ static int build_definition(struct ktrace_probe *p)
 		len += n;
 		a->dend = hdr + len;
 	}
-	if (asprintf(&def, "%c:%s/%s %s%s%s", p->is_return ? 'r' : 'p',
+	if (asprintf(&def, "%c:%s/%s %s%s%s", kt_probe_letter(p),
 		     p->group, p->event, p->location, len ? " " : "",
 		     fmt) < 0) {
 		free(fmt);
@@ -374,7 +427,14 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 	if (!p->user && !res->tfs)
 		return kt_probe_err(err, p->spec, p->lstart, EINVAL,
 				    "a kernel probe needs a resolver with a tracefs tree");
-	ret = p->user ? resolve_user(p, err) : resolve_kernel(p, res, err);
+	if (p->dyn == PROBE_EVENT)
+		ret = kt_eprobe_resolve(p, res->tfs, err);
+	else if (p->dyn != PROBE_KU)
+		ret = resolve_fprobe(p, res, err);
+	else if (p->user)
+		ret = resolve_user(p, err);
+	else
+		ret = resolve_kernel(p, res, err);
 	if (ret)
 		return ret;
 	return build_definition(p);
@@ -402,6 +462,10 @@ const char *ktrace_probe_event(const struct ktrace_probe *p)
 
 enum ktrace_kind ktrace_probe_kind(const struct ktrace_probe *p)
 {
+	if (p->dyn == PROBE_EVENT)
+		return KTRACE_KIND_EPROBE;
+	if (p->dyn != PROBE_KU)
+		return KTRACE_KIND_FPROBE;	/* f: and t: (trace_fprobe.c) */
 	if (p->user)
 		return p->is_return ? KTRACE_KIND_URETPROBE :
 				      KTRACE_KIND_UPROBE;

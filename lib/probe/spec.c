@@ -332,13 +332,98 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* A tracepoint system or event name: [A-Za-z0-9_]+, < 64 chars. */
+static bool is_tp_name(const char *s, size_t n)
+{
+	if (!n || n > 63)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/*
+ * "SYS/EVENT", "SYS.EVENT" or "SYS:EVENT" (sys_opt: "EVENT" alone too)
+ * into p->esys and p->eevent; start is where s is in the spec.
+ */
+static int parse_event_target(struct ktrace_probe *p, const char *s,
+			      int start, bool sys_opt, struct ktrace_err *err)
+{
+	size_t n = strcspn(s, "/.:");
+
+	if (!s[n] && sys_opt) {
+		if (!is_tp_name(s, n))
+			return kt_probe_err(err, p->spec, start, EINVAL,
+				    "bad tracepoint name '%s'", s);
+		p->eevent = strdup(s);
+		return p->eevent ? 0 : -ENOMEM;
+	}
+	if (!s[n] || !is_tp_name(s, n))
+		return kt_probe_err(err, p->spec, start, EINVAL,
+			    "expected SYSTEM:EVENT (or SYSTEM/EVENT) after '%c:'",
+			    p->dyn == PROBE_EVENT ? 'e' : 't');
+	if (!is_tp_name(s + n + 1, strlen(s + n + 1)))
+		return kt_probe_err(err, p->spec, start + (int)n + 1, EINVAL,
+			    "bad event name '%s'", s + n + 1);
+	p->esys = strndup(s, n);
+	p->eevent = strdup(s + n + 1);
+	return p->esys && p->eevent ? 0 : -ENOMEM;
+}
+
+/*
+ * The kinds of dynamic_events: "e:SYS/EVENT" (an event probe on a
+ * tracepoint), "f:FUNC[%return]" (an fprobe), "t:[SYS/]TRACEPOINT" (a
+ * tracepoint probe). 1 when loc is none of them, else 0 or -errno.
+ */
+static int parse_dyn_location(struct ktrace_probe *p, char *loc, int start,
+			      struct ktrace_err *err)
+{
+	size_t n = strlen(loc);
+
+	if (!loc[0] || !strchr("eft", loc[0]) || loc[1] != ':')
+		return 1;
+	p->dyn = loc[0] == 'e' ? PROBE_EVENT :
+		 loc[0] == 'f' ? PROBE_FPROBE : PROBE_TPROBE;
+	p->lstart = start;
+	p->lend = start + n;
+	if (n > 7 && !strcmp(loc + n - 7, "%return")) {
+		if (p->dyn != PROBE_FPROBE)
+			return kt_probe_err(err, p->spec, start + (int)n - 7,
+				    EINVAL, "%%return is for functions (f:FUNC%%return), not events");
+		p->is_return = true;
+		loc[n - 7] = '\0';
+	}
+	if (!loc[2])
+		return kt_probe_err(err, p->spec, start, EINVAL,
+			    "missing %s after '%c:'", p->dyn == PROBE_FPROBE ?
+			    "function" : "event", loc[0]);
+	if (p->dyn == PROBE_FPROBE) {
+		int ret = parse_func(p, loc + 2, start + 2, err);
+
+		if (!ret && p->offs)
+			return kt_probe_err(err, p->spec, start + 2, EINVAL,
+				    "an fprobe is on a function's entry or return: no offset");
+		return ret;
+	}
+	return parse_event_target(p, loc + 2, start + 2,
+				  p->dyn == PROBE_TPROBE, err);
+}
+
 static int parse_location(struct ktrace_probe *p, char *loc, int start,
 			  const struct ktrace_probe_opts *opts,
 			  struct ktrace_err *err)
 {
 	size_t n = strlen(loc);
 	char *colon;
+	int ret;
 
+	/* e:, f:, t: (a one-letter binary is "./e:SYMBOL") */
+	if (!(opts && opts->binary)) {
+		ret = parse_dyn_location(p, loc, start, err);
+		if (ret <= 0)
+			return ret;
+	}
 	p->lstart = start;
 	p->lend = start + n;
 	if (n > 7 && !strcmp(loc + n - 7, "%return")) {
@@ -400,7 +485,9 @@ static char *default_event(const struct ktrace_probe *p)
 	const char *base;
 	char *n, *r = NULL;
 
-	if (p->func) {
+	if (p->eevent) {
+		n = strdup(p->eevent);
+	} else if (p->func) {
 		base = p->func;
 		n = var_name(base);
 	} else if (!p->file) {
@@ -620,6 +707,8 @@ void ktrace_probe_free(struct ktrace_probe *p)
 	free(p->group);
 	free(p->event);
 	free(p->binary);
+	free(p->esys);
+	free(p->eevent);
 	free(p->func);
 	free(p->file);
 	free(p->location);

@@ -341,6 +341,134 @@ static void test_kernel_btf(void **state)
 		   KTRACE_KIND_KPROBE);
 }
 
+/* ---------------------------- event probes, fprobes, tracepoint probes */
+
+static void test_eprobe_defs(void **state)
+{
+	(void)state;
+	/* a system call's char pointer: a user string */
+	expect_def("e:syscalls/sys_enter_openat filename", NULL,
+		   "e:ktrace/sys_enter_openat syscalls.sys_enter_openat filename=+0($filename):ustring",
+		   KTRACE_KIND_EPROBE);
+	/* SYS:EVENT and SYS.EVENT too; names, scalars by their size */
+	expect_def("g:op=e:syscalls:sys_enter_openat fn=filename:ustring dfd flags:x32",
+		   NULL,
+		   "e:g/op syscalls.sys_enter_openat fn=+0($filename):ustring dfd=$dfd:u64 flags=$flags:x32",
+		   KTRACE_KIND_EPROBE);
+	/* the kernel's own syntax goes as it is */
+	expect_def("e:syscalls.sys_enter_openat +0($filename):ustring $comm",
+		   NULL,
+		   "e:ktrace/sys_enter_openat syscalls.sys_enter_openat arg1=+0($filename):ustring comm=$comm",
+		   KTRACE_KIND_EPROBE);
+	/* text in the record (__data_loc, char[]): string, read in place */
+	expect_def("e:sched/sched_process_exec filename pid", NULL,
+		   "e:ktrace/sched_process_exec sched.sched_process_exec filename=$filename:string pid=$pid:s32",
+		   KTRACE_KIND_EPROBE);
+	expect_def("e:sched/sched_switch prev_comm next_pid", NULL,
+		   "e:ktrace/sched_switch sched.sched_switch prev_comm=$prev_comm:string next_pid=$next_pid:s32",
+		   KTRACE_KIND_EPROBE);
+}
+
+static void test_eprobe_errors(void **state)
+{
+	(void)state;
+	/* the rule: a system call's pointer is user memory */
+	expect_err("e:syscalls/sys_enter_openat filename:string", NULL,
+		   EINVAL, 37, "user-space pointer", ":ustring");
+	expect_err("e:sched/sched_process_exec filename:ustring", NULL,
+		   EINVAL, 36, "text in the event's record", ":string");
+	expect_err("e:sched/sched_switch next_pid:string", NULL, EINVAL, 30,
+		   "not a pointer", NULL);
+	/* fields by name and in the kernel's syntax */
+	expect_err("e:syscalls/sys_enter_openat nope", NULL, ENOENT, 28,
+		   "has no field 'nope'", "filename, flags");
+	expect_err("e:syscalls/sys_enter_openat x=+0($fn):ustring", NULL,
+		   ENOENT, 34, "has no field 'fn'", NULL);
+	expect_err("e:syscalls/sys_enter_openat %di", NULL, EINVAL, 28,
+		   "not registers", NULL);
+	expect_err("e:syscalls/sys_enter_openat $arg1", NULL, EINVAL, 28,
+		   "has no $arg1", NULL);
+	expect_err("e:syscalls/sys_enter_openat filename->x", NULL,
+		   EOPNOTSUPP, 36, "not followed in event fields", NULL);
+	/* the event */
+	expect_err("e:nosys/nothing", NULL, ENOENT, 2, "no event nosys:nothing",
+		   NULL);
+	expect_err("e:syscalls", NULL, EINVAL, 2, "expected SYSTEM:EVENT",
+		   NULL);
+	expect_err("e:sys/ev-x", NULL, EINVAL, 6, "bad event name", NULL);
+	expect_err("e:syscalls/sys_enter_openat%return", NULL, EINVAL, 27,
+		   "%return is for functions", NULL);
+}
+
+static void test_fprobe_defs(void **state)
+{
+	(void)state;
+	/* the kernel resolves names from BTF: they go as they are */
+	expect_def("f:vfs_read count", NULL,
+		   "f:ktrace/vfs_read vfs_read count=count", KTRACE_KIND_FPROBE);
+	expect_def("f:vfs_read%return $retval r=$retval:s64", NULL,
+		   "f:ktrace/vfs_read__return vfs_read%return retval=$retval r=$retval:s64",
+		   KTRACE_KIND_FPROBE);
+	expect_def("t:sched_switch next", NULL,
+		   "t:ktrace/sched_switch sched_switch next=next",
+		   KTRACE_KIND_FPROBE);
+	expect_def("g:sw=t:sched/sched_switch", NULL, "t:g/sw sched_switch",
+		   KTRACE_KIND_FPROBE);
+	expect_err("f:vfs_read+4", NULL, EINVAL, 2, "no offset", NULL);
+	expect_err("f:no_such_fn_kt", NULL, ENOENT, 2,
+		   "no such kernel function", NULL);
+	expect_err("t:", NULL, EINVAL, 0, "missing event", NULL);
+}
+
+/* What the kernel's README does not list is refused before any write,
+ * with the reason; what it lists goes to dynamic_events. */
+static void test_dyn_kinds_cli(void **state)
+{
+	char *root = *state, *before = fake_snapshot(root), *after, *dyn;
+	char path[PATH_MAX];
+	struct cli_result r;
+	FILE *f;
+
+	r = run_cli("probe", "add", "e:syscalls/sys_enter_openat filename",
+		    NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "this kernel has no event probes"));
+	cli_result_free(&r);
+	r = run_cli("probe", "add", "f:vfs_read", NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err,
+		"fprobe events need CONFIG_FPROBE_EVENTS (kernel 6.7+)"));
+	cli_result_free(&r);
+	r = run_cli("probe", "add", "t:sched_switch", NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "tracepoint probes need CONFIG_FPROBE_EVENTS"));
+	cli_result_free(&r);
+	after = fake_snapshot(root);
+	assert_string_equal(after, before);
+	free(after);
+	/* a README as 6.1's: e: listed, f: and t: not */
+	snprintf(path, sizeof(path), "%s/tracefs/README", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("  dynamic_events\t\t- Create/append/remove/show the generic dynamic events\n"
+	      "\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
+	      "\t           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>] [if <filter>]\n",
+	      f);
+	fclose(f);
+	r = run_cli("probe", "add", "e:syscalls/sys_enter_openat filename",
+		    NULL);
+	assert_int_equal(r.status, 0);
+	cli_result_free(&r);
+	dyn = fake_read(root, "tracefs/dynamic_events");
+	assert_non_null(dyn);
+	assert_non_null(strstr(dyn, "e:ktrace/sys_enter_openat syscalls.sys_enter_openat filename=+0($filename):ustring\n"));
+	free(dyn);
+	r = run_cli("probe", "add", "f:vfs_read", NULL);
+	assert_int_equal(r.status, 1);
+	cli_result_free(&r);
+	free(before);
+}
+
 /* ------------------------------------------------ user: definitions */
 
 static void test_user_defs(void **state)
@@ -1181,6 +1309,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_group_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_btf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eprobe_defs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eprobe_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fprobe_defs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dyn_kinds_cli, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_defs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_libc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_errors, setup, teardown),
