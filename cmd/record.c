@@ -13,7 +13,7 @@
 #include "ktrace_cmd.h"
 
 static const char record_usage[] =
-	"Usage: ktrace record -e EVENT [--filter EXPR] [-e EVENT...] [OPTIONS] [-- CMD ARGS...]\n"
+	"Usage: ktrace record [-e EVENT [--filter EXPR]...] [OPTIONS] [-- CMD ARGS...]\n"
 	"Record events through perf_event_open ring buffers and print one line per\n"
 	"record in time order across CPUs (or write them to a file with -o).\n"
 	"\n"
@@ -25,6 +25,7 @@ static const char record_usage[] =
 	"  -e, --event EVENT     event(s) to record (repeatable); also sampling events:\n"
 	"                        cpu-clock, task-clock, page-faults, context-switches,\n"
 	"                        cpu-migrations, major-faults, minor-faults, cycles...\n"
+	"                        (none given: cpu-clock, as perf without a PMU)\n"
 	"  -F, --freq HZ         sampling events: HZ samples a second (default 4000)\n"
 	"  -c, --count PERIOD    sampling events: a sample every PERIOD events\n"
 	"      --filter EXPR     kernel filter for the events of the -e before it\n"
@@ -233,8 +234,12 @@ static int record_parse(struct rec_cmd *rc, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (!rc->co.nspecs)
-		return kt_usage_error(ctx, record_usage, "missing -e EVENT");
+	/* no -e: perf samples cycles, or cpu-clock where there is no PMU */
+	if (!rc->co.nspecs) {
+		ret = kt_capture_opt(ctx, &rc->co, 'e', "cpu-clock");
+		if (ret)
+			return ret;
+	}
 	ret = kt_target_check(ctx, &rc->co.tg, argc - optind, argv + optind);
 	return ret ? ret : -1;
 }

@@ -31,3 +31,14 @@ t_outputs_full_or_closed() {
 	expect_eq "records" "$($KTRACE report -i $PT.cl | grep -c sys_enter_getppid)" 5 || return 1
 	rm -f $PT.cl $PT.err
 }
+
+# record without -e samples cpu-clock, as perf does without a PMU.
+t_record_without_event_samples_cpu_clock() {
+	$KTRACE record -F 99 -g -o $PT.dat -- $TARGETS/busy 300 >/dev/null 2>$PT.err ||
+		fail "record -F 99 -g without -e: $(cat $PT.err)" || return 1
+	$KTRACE report -i $PT.dat >$PT.out 2>$PT.err || fail "report: $(cat $PT.err)" || return 1
+	local n=$(grep -c ' cpu-clock: *$' $PT.out)
+	[ "$n" -ge 20 ] && [ "$n" -le 35 ] || fail "-F 99 for 0.3 s: $n samples" || return 1
+	grep -q 'outer_spin' $PT.out || fail "no stack through outer_spin" || return 1
+	rm -f $PT.dat $PT.out $PT.err
+}
