@@ -101,7 +101,8 @@ size_t kt_profile_sort(struct kt_profile *p,
 		if (row.key)
 			p->v[n++] = row;
 	}
-	qsort(p->v, n, sizeof(*p->v), cmp);
+	if (n)	/* an empty profile has no table: qsort(NULL) is undefined */
+		qsort(p->v, n, sizeof(*p->v), cmp);
 	p->sorted = n;
 	return n;
 }
