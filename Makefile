@@ -13,6 +13,8 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
+# systemd reads units from /usr/local/lib/systemd/system too
+SYSTEMDDIR ?= $(LIBDIR)/systemd/system
 DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -45,7 +47,15 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 # the same objects (PIE: -fPIE below); the link flags are tracked apart
 # ($(B)/link-flags), so switching STATIC relinks ktrace only.
 STATIC ?= 0
-DYNAMIC_LIBS := $(PKG_LIBS)
+# The command alone links libmicrohttpd (ktrace export's server,
+# cmd/httpd.c); libktrace does not. Not in the static link: Debian's
+# libmicrohttpd needs gnutls and p11-kit, which has no static archive, so
+# the static ktrace links cmd/static/httpd_none.c before libktrace-cmd.a
+# (httpd.o is then never pulled in) and its export says so.
+CMD_PKGS := libmicrohttpd
+CMD_PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(CMD_PKGS) 2>/dev/null)
+CMD_PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(CMD_PKGS) 2>/dev/null)
+DYNAMIC_LIBS := $(PKG_LIBS) $(CMD_PKG_LIBS)
 STATIC_LIBS := -static-pie $(shell $(PKG_CONFIG) --static --libs $(PKGS)) \
 	-Wl,-u,__cxa_demangle -lstdc++
 KTRACE_LIBS := $(if $(filter 1,$(STATIC)),$(STATIC_LIBS),$(DYNAMIC_LIBS))
@@ -60,7 +70,7 @@ GIT_VERSION := $(shell git describe --always --dirty --match 'v*' 2>/dev/null)
 FULL_VERSION := $(VERSION)$(if $(GIT_VERSION), (git $(GIT_VERSION)))
 KT_CFLAGS := -std=gnu11 -fPIE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
 	-D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd \
-	-I$(B)/gen $(PKG_CFLAGS)
+	-I$(B)/gen $(PKG_CFLAGS) $(CMD_PKG_CFLAGS)
 # Header dependencies come from the compiler (-MMD -MP, build/**/*.d).
 DEP_FLAGS = -MMD -MP
 
@@ -155,16 +165,19 @@ $(B)/libktrace-cmd.a: $(CMD_OBJS)
 	ar rcs $@ $^
 
 KTRACE_OBJS := $(B)/cmd/main.o $(B)/libktrace-cmd.a $(B)/libktrace.a
-$(KTRACE_BIN): $(KTRACE_OBJS) $(B)/link-flags
-	$(CC) $(CFLAGS) -o $@ $(KTRACE_OBJS) $(KTRACE_LIBS) $(LDFLAGS)
+STATIC_OBJS := $(B)/cmd/main.o $(B)/cmd/static/httpd_none.o \
+	$(B)/libktrace-cmd.a $(B)/libktrace.a
+LINK_OBJS := $(if $(filter 1,$(STATIC)),$(STATIC_OBJS),$(KTRACE_OBJS))
+$(KTRACE_BIN): $(LINK_OBJS) $(B)/link-flags
+	$(CC) $(CFLAGS) -o $@ $(LINK_OBJS) $(KTRACE_LIBS) $(LDFLAGS)
 
 # The static binary beside the default one (same objects), whatever STATIC
 # says: what the VM tier copies into its initramfs and
 # tests/integration/t_static.sh checks.
 ktrace-static: $(B)/static/ktrace
-$(B)/static/ktrace: $(KTRACE_OBJS) $(B)/link-flags
+$(B)/static/ktrace: $(STATIC_OBJS) $(B)/link-flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(KTRACE_OBJS) $(STATIC_LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) -o $@ $(STATIC_OBJS) $(STATIC_LIBS) $(LDFLAGS)
 
 # Unit tests: each tests/unit/test_X.c is one cmocka binary, linked with the
 # CLI objects too so that commands can be called in-process.
@@ -244,7 +257,7 @@ check-unused:
 		$(B)/unused/libktrace.a $(B)/unused/libktrace-cmd.a \
 		$(B)/unused/cmd/main.o >/dev/null
 	@CC="$(CC)" KT_CFLAGS="-O2 -g0 -fno-inline $(KT_CFLAGS)" \
-		scripts/check-unused.sh $(B)/unused $(PKG_LIBS)
+		scripts/check-unused.sh $(B)/unused $(PKG_LIBS) $(CMD_PKG_LIBS)
 
 check-exports: $(B)/install/libktrace.a $(SHLIB)
 	@bad=$$(nm -g --defined-only $< | awk 'NF == 3 && $$3 !~ /^ktrace_/ { print $$3 }'); \
@@ -359,8 +372,11 @@ install: ktrace $(SHLIB) $(B)/install/libktrace.a
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
-		$(DESTDIR)$(DATADIR)/zsh/vendor-completions
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
+		$(DESTDIR)$(SYSTEMDDIR)
 	install -m 0755 ktrace $(DESTDIR)$(BINDIR)/ktrace
+	sed 's|@BINDIR@|$(BINDIR)|' systemd/ktrace-export.service.in \
+		>$(DESTDIR)$(SYSTEMDDIR)/ktrace-export.service
 	install -m 0644 lib/ktrace.h $(DESTDIR)$(INCLUDEDIR)/ktrace.h
 	install -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB_NAME)
 	ln -sf $(SHLIB_NAME) $(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION)
@@ -392,7 +408,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libktrace.pc \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/ktrace \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ktrace \
-		$(DESTDIR)$(MANDIR)/man1/ktrace-disable.1
+		$(DESTDIR)$(MANDIR)/man1/ktrace-disable.1 \
+		$(DESTDIR)$(SYSTEMDDIR)/ktrace-export.service
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(MAN3_LINKS)) \

@@ -524,3 +524,67 @@ out:
 	hist_free(&hc);
 	return kt_target_status(tg, ret, status, stopped);
 }
+
+/* The histogram key's field ("ret" of "ret.log2"), or NULL. */
+static const char *hist_key_field(const struct kt_strv *keys, size_t *len)
+{
+	for (int k = 0; k < keys->n; k++)
+		if (strstr(keys->v[k], ".log2") ||
+		    strstr(keys->v[k], ".buckets")) {
+			*len = strcspn(keys->v[k], ".");
+			return keys->v[k];
+		}
+	return NULL;
+}
+
+int kt_hist_recipe_load(struct kt_ctx *ctx, const char *name,
+			struct kt_inline *inl, struct kt_hist_recipe *out)
+{
+	struct hist_cmd hc = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT };
+	const char *hkey;
+	size_t len = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	hc.in_recipe = true;
+	ret = kt_recipe_apply(ctx, name, hist_opts, hist_recipe_opt, &hc,
+			      &hc.recipes);
+	if (!ret && !hc.co.nspecs)
+		ret = kt_usage_error(ctx, NULL, "recipe '%s' names no event",
+				     name);
+	if (!ret)
+		ret = kt_events_expand(ctx, inl, hc.co.specs, 1, add_event,
+				       &hc);
+	hkey = hist_key_field(&hc.keys, &len);
+	/* the field summed too: the histogram's _sum, exact */
+	if (!ret && hkey && asprintf(&out->sum, "%.*s", (int)len, hkey) < 0)
+		ret = kt_error(ctx, KT_FAIL, "out of memory");
+	for (int v = 0; !ret && out->sum && v <= hc.vals.n; v++)
+		if (v == hc.vals.n)
+			ret = kt_strv_add_list(ctx, &hc.vals, "value",
+					       out->sum);
+		else if (!strcmp(hc.vals.v[v], out->sum))
+			break;
+	if (!ret)
+		ret = build_trigger(&hc);
+	if (!ret) {
+		out->event = strdup(hc.event);
+		out->trigger = hc.trigger;
+		hc.trigger = NULL;
+		out->total_only = hc.total_only;
+		if (!out->event)
+			ret = kt_error(ctx, KT_FAIL, "out of memory");
+	}
+	hist_free(&hc);
+	if (ret)
+		kt_hist_recipe_free(out);
+	return ret;
+}
+
+void kt_hist_recipe_free(struct kt_hist_recipe *r)
+{
+	free(r->event);
+	free(r->trigger);
+	free(r->sum);
+	memset(r, 0, sizeof(*r));
+}

@@ -119,6 +119,7 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_top(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_latency(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_export(struct kt_ctx *ctx, int argc, char **argv);
 
 /* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed; SIGPIPE is
  * ignored (writes fail with EPIPE instead). Install before creating
@@ -369,6 +370,23 @@ void kt_histview_bucket_label(const struct kt_hist_keydef *d, uint64_t num,
 			      char *buf, size_t len);
 
 /*
+ * A hist table as Prometheus metrics (cmd/promhist.c, ktrace export):
+ * metric is the family name ("ktrace_read_sizes"), help its text; a
+ * table without a .log2/.buckets key gives one counter family per value
+ * (METRIC_hits_total for hitcount, METRIC_FIELD_total), its keys as
+ * labels (total_only: none); with one, a histogram METRIC per value of
+ * the other keys, cumulative le buckets, _sum from the value named sum
+ * (NULL or absent: no _sum, as the kernel holds none) and _count.
+ * 0 or -ENOMEM.
+ */
+struct kt_promhist {
+	const char *metric, *help, *sum;
+	bool total_only;
+};
+int kt_promhist_write(FILE *f, const struct kt_promhist *p,
+		      const struct kt_hist_table *t);
+
+/*
  * The runs whose counting the kernel does (cmd/histrun.c: hist, latency).
  * The caller fills ctx, tg (prepared), duration, interval, inst (from
  * kt_own_inst_create()), what (the target described), the table to show
@@ -440,6 +458,22 @@ int kt_rawrec_read(struct kt_rawrec *rr, bool final);
 int kt_rawrec_stop(struct kt_rawrec *rr);
 void kt_rawrec_free(struct kt_rawrec *rr);
 
+/*
+ * A hist recipe as ktrace hist -r NAME reads it (cmd/hist.c), for ktrace
+ * export: its event (an inline probe made in inl), the trigger text; a
+ * histogram key's field is added to the values (sum: its name), so that
+ * the table holds each bucket's sum. Errors printed; KT_OK or the
+ * status. _free() takes a zeroed or loaded one.
+ */
+struct kt_hist_recipe {
+	char *event;		/* "system:event" */
+	char *trigger;
+	char *sum;		/* NULL: no histogram key */
+	bool total_only;	/* no key: the trigger keys common_type */
+};
+int kt_hist_recipe_load(struct kt_ctx *ctx, const char *name,
+			struct kt_inline *inl, struct kt_hist_recipe *out);
+void kt_hist_recipe_free(struct kt_hist_recipe *r);
 /* --size N of a hist table: 128 to 131072 entries (cmd/hist.c) */
 int kt_hist_size_parse(struct kt_ctx *ctx, const char *arg,
 		       unsigned int *out);
@@ -474,6 +508,29 @@ int kt_recipe_apply(struct kt_ctx *ctx, const char *name,
 		    void *arg, struct kt_recipe **keep);
 void kt_recipe_free(struct kt_recipe *r);
 int kt_recipe_list(struct kt_ctx *ctx, const char *kind);
+/* The "# NAME: what it answers" text of a recipe into buf ("": none). */
+void kt_recipe_summary(const char *name, const char *kind, char *buf,
+		       size_t len);
+
+/*
+ * The HTTP server of ktrace export (cmd/httpd.c, libmicrohttpd; in the
+ * static ktrace cmd/static/httpd_none.c, which fails with -ENOTSUP).
+ * _start() listens on addr (numeric IPv4 or IPv6) and port (0: any) and
+ * answers each GET with fn(arg, path, &body, &len, &ctype) from its own
+ * thread, one request at a time: fn returns 200 with a malloc'ed body
+ * (taken over; ctype static), 404, or another status for a failure.
+ * Other methods get 405. NULL with *err = -errno.
+ */
+#define KT_HTTPD_MAX_CONNS 1024
+#define KT_HTTPD_TIMEOUT 10		/* seconds a connection may idle */
+#define KT_HTTPD_CONN_MEM (16 * 1024)	/* bytes of a request's headers */
+typedef int (*kt_httpd_fn)(void *arg, const char *path, char **body,
+			   size_t *len, const char **ctype);
+struct kt_httpd;
+struct kt_httpd *kt_httpd_start(const char *addr, unsigned int port,
+				kt_httpd_fn fn, void *arg, int *err);
+unsigned int kt_httpd_port(const struct kt_httpd *h);
+void kt_httpd_stop(struct kt_httpd *h);
 
 /* Entry point shared by main() and the in-process tests. */
 int ktrace_main(struct kt_ctx *ctx, int argc, char **argv);

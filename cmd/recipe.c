@@ -210,3 +210,14 @@ int kt_recipe_list(struct kt_ctx *ctx, const char *kind)
 	free(names);
 	return KT_OK;
 }
+
+void kt_recipe_summary(const char *name, const char *kind, char *buf,
+		       size_t len)
+{
+	char *path = recipe_path(name, kind);
+
+	buf[0] = '\0';
+	if (path)
+		recipe_summary(path, buf, len);
+	free(path);
+}

@@ -6,7 +6,7 @@
 # from `ktrace hist --list-recipes`, an event's fields from `ktrace list -v
 # EVENT` and a binary's function symbols from nm.
 
-_ktrace_cmds="list enable disable filter show reset probe record report stat hist latency top help version"
+_ktrace_cmds="list enable disable filter show reset probe record report stat hist latency export top help version"
 
 # Options of a command (or of probe SUB) as its --help lists them.
 _ktrace_opts()
@@ -204,6 +204,17 @@ _ktrace()
 			return ;;
 		esac
 	fi
+	if [[ $cmd == export ]]; then
+		case $prev in
+		-r | --recipe)
+			_ktrace_words "$cur" $(_ktrace_recipes)
+			return ;;
+		-l | --listen)
+			_ktrace_words "$cur" 127.0.0.1:19100 0.0.0.0:19100 '[::1]:19100'
+			__ltrim_colon_completions "$cur" 2>/dev/null
+			return ;;
+		esac
+	fi
 	if [[ $cmd == latency ]]; then
 		case $prev in
 		--from | --to)
@@ -232,7 +243,7 @@ _ktrace()
 	case $prev in
 	-e | --event)
 		case $cmd in
-		record | stat | top) _ktrace_words "$cur" $(_ktrace_events "$cur" sampling) ;;
+		record | stat | top | export) _ktrace_words "$cur" $(_ktrace_events "$cur" sampling) ;;
 		hist) _ktrace_words "$cur" $(_ktrace_events "$cur" inline) ;;
 		*) _ktrace_words "$cur" $(_ktrace_events "$cur") ;;
 		esac

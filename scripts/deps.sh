@@ -4,11 +4,13 @@
 #   scripts/deps.sh [TIER...]     (no TIER: build)
 #
 #   build        make (ktrace, libktrace, the test targets; STATIC=1 too:
-#                the -dev packages hold the .a files) and examples/demo.sh
+#                the -dev packages hold the .a files) and examples/demo.sh;
+#                libmicrohttpd-dev: ktrace export's server (shared build only)
 #   unit         + cmocka (make check-unit)
 #   static       + clang's analyzer (scan-build: clang-tools), mandoc,
 #                bash-completion (check-static)
-#   integration  + perf, tmux, strace, dwz, libc6-dbg... (check-integration,
+#   integration  + perf, tmux, strace, dwz, libc6-dbg, prometheus (its
+#                promtool too: t_export.sh)... (check-integration,
 #                check-asan)
 #   browser      + chromium (the integration test of the HTML flame graph)
 #   vm           + qemu for x86-64 and arm64, busybox-static, cpio, the arm64
@@ -25,11 +27,12 @@ set -e
 
 # Tiers and what each needs besides the build tier, as the tests use it.
 pkgs_build="build-essential pkg-config libtracefs-dev libtraceevent-dev
-libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev"
+libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev
+libmicrohttpd-dev"
 pkgs_unit="libcmocka-dev"
 pkgs_static="clang-14 clang-tools mandoc bash-completion python3"
 pkgs_integration="python3 linux-perf tmux strace dwz libc6-dbg xz-utils
-procps man-db"
+procps man-db prometheus curl"
 pkgs_browser="chromium fonts-dejavu-core"
 pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu

@@ -75,6 +75,9 @@ has "a command after --" "true" $KTRACE record -e sched:sched_switch -- tru
 check "help's topics" "$(printf '%s\n' stat)" $KTRACE help sta
 # hist: events and inline probes (no sampling events), the -e event's
 # fields for -k/-v/-s, the kernel's modifiers after "FIELD.", comma lists
+# export: a command; -r takes the hist recipes
+check "export among the commands" "export" $KTRACE ex
+check "recipes for export -r" "$(printf '%s\n' read-sizes)" $KTRACE export -r read-
 check "hist among the commands" "$(printf '%s\n' help hist)" $KTRACE h
 check "events for hist -e" "$(printf '%s\n' sched_switch)" $KTRACE hist -e sched:sched_sw
 has "inline probes for hist -e" "kprobe:" $KTRACE hist -e kpr
