@@ -154,8 +154,7 @@ static int src_reserve(struct kt_merge *m, struct msrc *s, size_t bytes)
 	return 0;
 }
 
-/* Copy one record into src's queue. Returns 0 or -ENOMEM / -EINVAL. */
-static int kt_merge_add(struct kt_merge *m, int src,
+int kt_merge_add(struct kt_merge *m, int src,
 			const struct perf_event_header *rec)
 {
 	struct msrc *s;

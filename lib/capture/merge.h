@@ -79,6 +79,11 @@ typedef const struct perf_event_header *(*kt_merge_xform_fn)(
 long kt_merge_pull(struct kt_merge *m, int src, struct kt_ring *ring,
 		   size_t max_bytes, kt_merge_xform_fn xform, void *ctx);
 
+/* Copy one record (of a source that is not a ring) into src's queue.
+ * Returns 0 or -ENOMEM / -EINVAL. */
+int kt_merge_add(struct kt_merge *m, int src,
+		 const struct perf_event_header *rec);
+
 /* Emit what is older than the bound (see above). Returns records emitted
  * or the emit callback's non-zero value / -errno. */
 long kt_merge_flush(struct kt_merge *m, uint64_t horizon);

@@ -46,6 +46,9 @@ struct rec_event {
 	 * record's is checked (kt_raw_fits) */
 	uint32_t raw_min;
 	bool raw_dyn;
+	/* live: only ftrace delivers it (an event probe), read from an
+	 * instance's buffers (ftsrc.c) */
+	bool ftrace;
 };
 
 struct rec_id {

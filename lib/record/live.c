@@ -29,6 +29,7 @@
 
 void kt_live_free(struct kt_live *l)
 {
+	kt_ftsrc_free(&l->ft);
 	kt_merge_free(l->merge);
 	free(l->pull_avail);
 	free(l->map_scan);
@@ -303,7 +304,7 @@ static int stats_setup(struct ktrace_record *r)
 static int merge_setup(struct ktrace_record *r)
 {
 	struct kt_live *l = &r->live;
-	int nr = kt_perf_nr_rings(l->perf);
+	int nr = kt_perf_nr_rings(l->perf) + kt_ftsrc_nr_src(r);
 
 	l->merge = kt_merge_alloc(nr, &r->dec.mcfg, kt_record_emit, r);
 	if (!l->merge)
@@ -336,6 +337,10 @@ int ktrace_record_open(struct ktrace_record *r,
 	ret = ids_from_perf(r);
 	if (!ret)
 		ret = stats_setup(r);
+	if (ret)
+		return ret;
+	/* event probes: from an instance's buffers, sources after the rings */
+	ret = kt_ftsrc_open(r, opts, kt_perf_nr_rings(r->live.perf), err);
 	if (ret)
 		return ret;
 	learn_running(r, opts);
@@ -431,6 +436,13 @@ static long pull_all(struct ktrace_record *r)
 		/* up to the heads taken first, not beyond */
 		n = kt_merge_pull(l->merge, i, kt_perf_ring(l->perf, i),
 				  avail[i], r->ust.on ? pull_xform : NULL, r);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	if (l->ft.nr) {
+		long n = kt_ftsrc_pull(r);
+
 		if (n < 0)
 			return n;
 		total += n;

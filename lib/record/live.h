@@ -8,13 +8,16 @@
  * address space and DWARF samples to ustack.c, and flushes the -o writer.
  * The public ktrace_record_open/poll/drain family.
  *
- * Owns perf, merge, pull_avail and map_scan; kt_live_free() frees them.
+ * Owns perf, merge, pull_avail, map_scan and ft; kt_live_free() frees
+ * them.
  */
 #ifndef KTRACE_RECORD_LIVE_H
 #define KTRACE_RECORD_LIVE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "record/ftsrc.h"
 
 struct kt_perf;
 struct kt_merge;
@@ -28,6 +31,7 @@ struct kt_live {
 	uint64_t *map_scan;
 	bool prefetch;		/* read binaries ahead (scan_map) */
 	uint64_t held_since;	/* records held while they are (poll) */
+	struct kt_ftsrc ft;	/* events perf does not deliver */
 };
 
 void kt_live_free(struct kt_live *l);
