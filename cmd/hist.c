@@ -559,12 +559,15 @@ int kt_hist_recipe_load(struct kt_ctx *ctx, const char *name,
 	/* the field summed too: the histogram's _sum, exact */
 	if (!ret && hkey && asprintf(&out->sum, "%.*s", (int)len, hkey) < 0)
 		ret = kt_error(ctx, KT_FAIL, "out of memory");
-	for (int v = 0; !ret && out->sum && v <= hc.vals.n; v++)
-		if (v == hc.vals.n)
+	for (int v = 0; !ret && out->sum; v++) {
+		if (v == hc.vals.n) {
 			ret = kt_strv_add_list(ctx, &hc.vals, "value",
 					       out->sum);
-		else if (!strcmp(hc.vals.v[v], out->sum))
 			break;
+		}
+		if (!strcmp(hc.vals.v[v], out->sum))
+			break;
+	}
 	if (!ret)
 		ret = build_trigger(&hc);
 	if (!ret) {

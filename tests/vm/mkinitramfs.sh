@@ -125,6 +125,17 @@ if [ "$ktrace" != - ]; then
 	copy_libs "$stage/usr/bin/ktrace"
 fi
 
+# The shared ktrace as /usr/bin/ktrace-shared with its libraries (x86-64,
+# when built: `make ktrace`), for what the static one lacks: export's HTTP
+# server (tests/vm/t_80_export.sh). KTRACE_VM_SHARED_BIN names another
+# one, or "-" for none.
+shared=${KTRACE_VM_SHARED_BIN:-$top/ktrace}
+if [ "$arch" != arm64 ] && [ "$shared" != - ] && [ -x "$shared" ] &&
+   file -L "$shared" | grep -q 'dynamically linked'; then
+	cp -L "$shared" "$stage/usr/bin/ktrace-shared"
+	copy_libs "$stage/usr/bin/ktrace-shared"
+fi
+
 for b in ${KTRACE_VM_EXTRA_BINS:-}; do
 	[ -x "$b" ] || die "KTRACE_VM_EXTRA_BINS: $b is not an executable"
 	cp -L "$b" "$stage/usr/bin/$(basename "$b")"

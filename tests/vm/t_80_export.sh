@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# ktrace export in the guest, fetched with busybox wget on loopback: -e
+# counts and the read-sizes and syscalls-by-name recipes as Prometheus
+# metrics, checked against a process whose reads are known (one read of 1
+# byte, five of 100); then the signals: SIGTERM removes the instance,
+# SIGKILL leaves it to the next ktrace's sweep. The static ktrace has no
+# HTTP server: the shared one runs as ktrace-shared (mkinitramfs.sh copies
+# it with its libraries on x86-64); without it, export must refuse.
+. /tests/lib.sh
+
+D=/tmp/kt80
+mkdir -p $D
+on_exit "rm -rf $D"
+on_exit ktrace_leftovers_remove
+on_exit _kill_bg
+
+if ! command -v ktrace-shared >/dev/null 2>&1; then
+	expect_exit export-static-refuses 1 ktrace export -e sched:sched_switch -l 127.0.0.1:0
+	expect_contains export-static-why "$OUT" "without an HTTP server"
+	exit 0
+fi
+KT=ktrace-shared
+busybox ip link set lo up 2>/dev/null || busybox ifconfig lo 127.0.0.1 up
+expect_ok export-shared-runs busybox timeout 30 $KT --version
+
+# export_start ARGS...: in the background; EP, PORT
+export_start() {
+	: > $D/err
+	$KT export -l 127.0.0.1:0 "$@" 2> $D/err &
+	EP=$!
+	bgpids="$bgpids $EP"
+	PORT=
+	for _ in $(seq 60); do
+		PORT=$(sed -n 's|.*127.0.0.1:\([0-9]*\)/metrics.*|\1|p' $D/err)
+		[ -n "$PORT" ] && return 0
+		kill -0 $EP 2>/dev/null || break
+		sleep 0.5
+	done
+	echo "export did not start: $(cat $D/err)"
+}
+
+metrics() {
+	busybox wget -q -O - "http://127.0.0.1:$PORT${1:-/metrics}" 2>&1
+}
+
+# a process that reads 1 byte from a FIFO, then becomes dd reading 5 x 100
+mkfifo $D/go
+sh -c "read x < $D/go; exec dd if=/dev/zero of=/dev/null bs=100 count=5 2>/dev/null" &
+P=$!
+bgpids="$bgpids $P"
+export_start -p $P -e syscalls:sys_enter_read -r read-sizes -r syscalls-by-name
+if [ -z "$PORT" ]; then
+	fail export-start "no port: $(cat $D/err)"
+	exit 1
+fi
+pass export-start
+OUT=$(metrics)
+expect_contains export-before "$OUT" 'ktrace_events_total{event="syscalls:sys_enter_read"} 0'
+echo > $D/go
+wait $P
+OUT=$(metrics)
+# the scrape in the log, for promtool check metrics on the host
+printf '%s\n' "$OUT" | sed 's/^/KTRACE-METRICS /'
+expect_contains export-events "$OUT" 'ktrace_events_total{event="syscalls:sys_enter_read"} 6'
+expect_contains export-hist-type "$OUT" '# TYPE ktrace_read_sizes histogram'
+expect_contains export-hist-le1 "$OUT" 'ktrace_read_sizes_bucket{le="1"} 1'
+expect_contains export-hist-le64 "$OUT" 'ktrace_read_sizes_bucket{le="64"} 1'
+expect_contains export-hist-le128 "$OUT" 'ktrace_read_sizes_bucket{le="128"} 6'
+expect_contains export-hist-inf "$OUT" 'ktrace_read_sizes_bucket{le="+Inf"} 6'
+expect_contains export-hist-sum "$OUT" 'ktrace_read_sizes_sum 501'
+expect_contains export-hist-count "$OUT" 'ktrace_read_sizes_count 6'
+expect_contains export-counter "$OUT" 'ktrace_syscalls_by_name_hits_total{id="sys_read"} 6'
+expect_contains export-dropped "$OUT" 'ktrace_hist_dropped_total{recipe="read-sizes"} 0'
+expect_contains export-errors "$OUT" 'ktrace_scrape_errors_total 0'
+expect_contains export-duration "$OUT" 'ktrace_scrape_duration_seconds '
+run metrics /nope
+expect_contains export-404 "$OUT" "404"
+kill -TERM $EP
+wait $EP
+expect_eq export-sigterm-status 0 $?
+expect_no_ktrace export-sigterm-clean
+
+# SIGKILL: the instance stays until the next ktrace that makes one
+export_start -r syscalls-by-name
+kill -KILL $EP
+wait $EP 2>/dev/null
+expect_file export-sigkill-left $T/instances/ktrace_$EP
+expect_ok export-sweep $KT export -r syscalls-by-name -l 127.0.0.1:0 -d 1
+expect_no_ktrace export-sigkill-swept
