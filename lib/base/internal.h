@@ -6,6 +6,11 @@
 #include <sys/types.h>
 #include "ktrace.h"
 
+/* The number of elements of array a. */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Fill err (replacing what it held) with a message; returns -errnum, for
  * `return kt_err_set(err, ...)`. err NULL: only returns. */
 int kt_err_set(struct ktrace_err *err, int errnum, const char *fmt, ...)

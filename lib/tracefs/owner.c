@@ -204,8 +204,9 @@ static void prune_one(struct ktrace_tfs *tfs, const char *group, void *ctx)
 {
 	const struct kt_dyn_set *ds = ((struct prune *)ctx)->ds;
 
-	if (kt_state_has(tfs, "instance", group))
-		return;		/* its instance is there: the sweep's */
+	if (kt_state_has(tfs, "instance", group) ||
+	    kt_state_has(tfs, "ftrace-top", group))
+		return;		/* its instance or top tracer: the sweeps' */
 	for (int i = 0; i < ds->n; i++)
 		if (!strcmp(ds->v[i].system, group))
 			return;		/* its probes are there */
@@ -235,6 +236,7 @@ static bool event_exists(struct ktrace_tfs *tfs, const char *sys,
 void kt_owner_release(struct ktrace_tfs *tfs, const char *name)
 {
 	if (!kt_state_has(tfs, "instance", name) &&
+	    !kt_state_has(tfs, "ftrace-top", name) &&
 	    !event_exists(tfs, name, NULL) &&
 	    !event_exists(tfs, "synthetic", name))
 		kt_owner_forget(tfs, name);

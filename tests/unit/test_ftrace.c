@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the function tracers' pieces: the call graph of
+ * function_graph records constructed here (lib/record/fgraph.c), the
+ * filter check against available_filter_functions (lib/sym/ffuncs.c),
+ * and the settings written to an instance and to the top one, kept and
+ * put back, swept after a dead owner (lib/tracefs/ftrace.c), on the fake
+ * tracefs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "faketfs.h"
+#include "record/fgraph.h"
+#include "sym/ffuncs.h"
+#include "tracefs/ftrace.h"
+#include "tracefs/tfs.h"
+
+/* ------------------------------------------------------------ fgraph */
+
+/* The lines emitted, as "K cpu depth func dur [c]" strings. */
+struct lines {
+	char buf[4096];
+	size_t at;
+};
+
+static void emit(void *arg, const struct kt_fgline *l)
+{
+	struct lines *o = arg;
+	static const char kind[] = { 'O', 'L', 'C' };
+
+	o->at += snprintf(o->buf + o->at, sizeof(o->buf) - o->at,
+			  "%c%d.%d:%llx/%llu%s ", kind[l->kind], l->cpu,
+			  l->depth, (unsigned long long)l->func,
+			  (unsigned long long)l->dur, l->comment ? "c" : "");
+}
+
+static struct kt_frec ent(int cpu, int depth, uint64_t func, uint64_t ts)
+{
+	return (struct kt_frec){ .type = KT_FREC_ENTRY, .cpu = cpu,
+				 .pid = 7, .depth = depth, .ip = func,
+				 .ts = ts };
+}
+
+static struct kt_frec ex(int cpu, int depth, uint64_t func, uint64_t t0,
+			 uint64_t t1)
+{
+	return (struct kt_frec){ .type = KT_FREC_EXIT, .cpu = cpu, .pid = 7,
+				 .depth = depth, .ip = func, .ts = t1,
+				 .calltime = t0, .rettime = t1 };
+}
+
+static void feed_all(struct kt_fgraph *g, const struct kt_frec *v, int n,
+		     struct lines *o)
+{
+	for (int i = 0; i < n; i++)
+		assert_int_equal(kt_fgraph_feed(g, &v[i], emit, o), 0);
+	kt_fgraph_flush(g, emit, o);
+}
+
+static void test_fgraph_nesting(void **state)
+{
+	/* a() { b(); c() { d(); } } on CPU 0 */
+	const struct kt_frec v[] = {
+		ent(0, 0, 0xa, 100), ent(0, 1, 0xb, 110), ex(0, 1, 0xb, 110, 120),
+		ent(0, 1, 0xc, 130), ent(0, 2, 0xd, 140),
+		ex(0, 2, 0xd, 140, 145), ex(0, 1, 0xc, 130, 150),
+		ex(0, 0, 0xa, 100, 160),
+	};
+	struct kt_fgraph *g = kt_fgraph_alloc(0, 0, 8);
+	struct lines o = { .at = 0 };
+
+	(void)state;
+	assert_non_null(g);
+	feed_all(g, v, 6 + 2, &o);
+	assert_string_equal(o.buf,
+			    "O0.0:a/0 L0.1:b/10 O0.1:c/0 L0.2:d/5 C0.1:c/20 C0.0:a/60 ");
+	kt_fgraph_free(g);
+}
+
+static void test_fgraph_cpus(void **state)
+{
+	/* two CPUs interleaved in time: each folds its own leaves */
+	const struct kt_frec v[] = {
+		ent(0, 0, 0xa, 100), ent(1, 0, 0xb, 101), ex(1, 0, 0xb, 101, 105),
+		ex(0, 0, 0xa, 100, 106), ent(1, 0, 0xc, 107),
+	};
+	struct kt_fgraph *g = kt_fgraph_alloc(0, 0, 8);
+	struct lines o = { .at = 0 };
+
+	(void)state;
+	feed_all(g, v, 5, &o);
+	/* c never returned: shown as an opening at the end */
+	assert_string_equal(o.buf, "L1.0:b/4 L0.0:a/6 O1.0:c/0 ");
+	kt_fgraph_free(g);
+}
+
+static void test_fgraph_orphans(void **state)
+{
+	/* an exit whose entry came before the start, and an entry whose
+	 * inner exits were lost: the closing names its function */
+	const struct kt_frec v[] = {
+		ex(0, 2, 0xe, 10, 20), ent(0, 0, 0xa, 30), ent(0, 1, 0xb, 31),
+		ent(0, 2, 0xc, 32), ex(0, 0, 0xa, 30, 50),
+	};
+	struct kt_fgraph *g = kt_fgraph_alloc(0, 0, 8);
+	struct lines o = { .at = 0 };
+
+	(void)state;
+	feed_all(g, v, 5, &o);
+	assert_string_equal(o.buf,
+			    "C0.2:e/10c O0.0:a/0 O0.1:b/0 O0.2:c/0 C0.0:a/20 ");
+	kt_fgraph_free(g);
+}
+
+static void test_fgraph_comment_after(void **state)
+{
+	/* a() { b(); b(); b(); }: with comment_after 2 the closing is far */
+	const struct kt_frec v[] = {
+		ent(0, 0, 0xa, 1), ent(0, 1, 0xb, 2), ex(0, 1, 0xb, 2, 3),
+		ent(0, 1, 0xb, 4), ex(0, 1, 0xb, 4, 5), ent(0, 1, 0xb, 6),
+		ex(0, 1, 0xb, 6, 7), ex(0, 0, 0xa, 1, 8),
+	};
+	struct kt_fgraph *g = kt_fgraph_alloc(0, 0, 2);
+	struct lines o = { .at = 0 };
+
+	(void)state;
+	feed_all(g, v, 8, &o);
+	assert_string_equal(o.buf,
+			    "O0.0:a/0 L0.1:b/1 L0.1:b/1 L0.1:b/1 C0.0:a/7c ");
+	kt_fgraph_free(g);
+}
+
+static void test_fgraph_threshold_depth(void **state)
+{
+	const struct kt_frec v[] = {
+		ent(0, 0, 0xa, 100), ent(0, 1, 0xb, 110), ex(0, 1, 0xb, 110, 111),
+		ent(0, 1, 0xc, 120), ex(0, 1, 0xc, 120, 150),
+		ex(0, 0, 0xa, 100, 160),
+	};
+	struct kt_fgraph *g = kt_fgraph_alloc(20, 0, 8);
+	struct lines o = { .at = 0 };
+
+	(void)state;
+	/* funcslower: the calls of 20 ns or more, one line each at return */
+	feed_all(g, v, 6, &o);
+	assert_string_equal(o.buf, "L0.1:c/30 L0.0:a/60 ");
+	kt_fgraph_free(g);
+	/* depth 1: a alone, a leaf once its children are cut */
+	g = kt_fgraph_alloc(0, 1, 8);
+	o.at = 0;
+	o.buf[0] = '\0';
+	feed_all(g, v, 6, &o);
+	assert_string_equal(o.buf, "L0.0:a/60 ");
+	kt_fgraph_free(g);
+}
+
+/* ------------------------------------------------- the fake tracefs */
+
+static int setup(void **state)
+{
+	char *root = fake_tfs_make();
+
+	if (!root)
+		return -1;
+	*state = root;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fake_tfs_remove(*state);
+	return 0;
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tracefs/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *get(const char *root, const char *rel)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "tracefs/%s", rel);
+	s = fake_read(root, path);
+	assert_non_null(s);
+	return s;
+}
+
+static void expect_file(const char *root, const char *rel, const char *want)
+{
+	char *s = get(root, rel);
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
+static void test_ffuncs(void **state)
+{
+	const char *root = *state;
+	struct ktrace_tfs *tfs;
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_ffuncs ff;
+
+	put(root, "available_filter_functions",
+	    "vfs_read\nvfs_write\n__x64_sys_getppid\n"
+	    "ext4_file_read_iter [ext4]\next4_sync_fs [ext4]\n");
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	assert_int_equal(kt_ffuncs_load(tfs, &ff), 0);
+	assert_int_equal(ff.n, 5);
+	assert_int_equal(kt_ffuncs_check(&ff, "vfs_read", &err), 0);
+	assert_int_equal(kt_ffuncs_check(&ff, "vfs_*", &err), 0);
+	assert_int_equal(kt_ffuncs_check(&ff, "*sync*:mod:ext4", &err), 0);
+	assert_int_equal(kt_ffuncs_check(&ff, ":mod:ext4", &err), 0);
+	assert_int_equal(kt_ffuncs_check(&ff, "[ev]*_read*", &err), 0);
+	/* a typo: the closest names */
+	assert_int_equal(kt_ffuncs_check(&ff, "vfs_raed", &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "did you mean vfs_read"));
+	assert_int_equal(kt_ffuncs_check(&ff, "vfs_nosuch*", &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "matches no traceable"));
+	assert_int_equal(kt_ffuncs_check(&ff, "vfs_read:mod:ext4", &err),
+			 -ENOENT);
+	assert_int_equal(kt_ffuncs_check(&ff, ":mod:xfs", &err), -ENOENT);
+	/* malformed: a usage error */
+	assert_int_equal(kt_ffuncs_check(&ff, "vfs read", &err), -EINVAL);
+	assert_true(err.syntax);
+	assert_int_equal(kt_ffuncs_check(&ff, "[vfs", &err), -EINVAL);
+	assert_int_equal(kt_ffuncs_check(&ff, "a:mod:", &err), -EINVAL);
+	ktrace_err_clear(&err);
+	kt_ffuncs_free(&ff);
+	ktrace_tfs_free(tfs);
+}
+
+/* The files a tracer run writes, made empty in inst's directory. */
+static void make_tracer_files(const char *root, const char *dir)
+{
+	static const char *const files[] = {
+		"current_tracer", "set_ftrace_filter", "set_ftrace_notrace",
+		"set_graph_function", "set_graph_notrace", "set_ftrace_pid",
+		"tracing_cpumask", "tracing_on", "max_graph_depth",
+		"buffer_size_kb", "tracing_thresh", "options/function-fork",
+		"available_tracers",
+	};
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/tracefs/%s/options", root, dir);
+	mkdir(rel, 0755);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(rel, sizeof(rel), "%s%s%s", dir, *dir ? "/" : "",
+			 files[i]);
+		put(root, rel, "");
+	}
+}
+
+static void test_apply(void **state)
+{
+	const char *root = *state;
+	struct ktrace_tfs *tfs;
+	struct ktrace_err err = { .pos = -1 };
+	static const char *const filt[] = { "vfs_*", "ksys_read" };
+	static const char *const notr[] = { "vfs_write" };
+	static const int pids[] = { 12, 34 }, cpus[] = { 0, 33 };
+	struct kt_ftrace_conf c = {
+		.tracer = "function", .filter = filt, .nfilter = 2,
+		.notrace = notr, .nnotrace = 1, .pids = pids, .npids = 2,
+		.cpus = cpus, .ncpus = 2, .fork = true, .buffer_kb = 1024,
+	};
+
+	make_tracer_files(root, "");
+	put(root, "available_tracers", "blk function nop\n");
+	tfs = ktrace_tfs_open(NULL);
+	assert_true(kt_tracer_offered(kt_tfs_top(tfs), "function"));
+	assert_false(kt_tracer_offered(kt_tfs_top(tfs), "function_graph"));
+	assert_true(kt_inst_has(kt_tfs_top(tfs), "max_graph_depth"));
+	assert_false(kt_inst_has(kt_tfs_top(tfs), "no_such_file"));
+	assert_int_equal(kt_ftrace_apply(kt_tfs_top(tfs), &c, &err), 0);
+	/* appended after the first: the kernel adds each write */
+	expect_file(root, "set_ftrace_filter", "vfs_*ksys_read");
+	expect_file(root, "set_ftrace_notrace", "vfs_write");
+	expect_file(root, "set_ftrace_pid", "12 34");
+	expect_file(root, "options/function-fork", "1");
+	expect_file(root, "tracing_cpumask", "2,00000001");
+	expect_file(root, "buffer_size_kb", "1024");
+	expect_file(root, "max_graph_depth", "");
+	expect_file(root, "current_tracer", "function");
+	ktrace_err_clear(&err);
+	ktrace_tfs_free(tfs);
+}
+
+static void test_top_rule(void **state)
+{
+	const char *root = *state;
+	struct ktrace_tfs *tfs;
+	struct ktrace_err err = { .pos = -1 };
+	char owner[64], path[4096], link[64];
+	struct kt_ftrace_conf c = { .tracer = "function_graph", .depth = 3 };
+	unsigned long long ns;
+	ssize_t n;
+
+	make_tracer_files(root, "");
+	put(root, "current_tracer", "function\n");
+	put(root, "set_ftrace_filter", "#### all functions enabled ####\n");
+	put(root, "set_ftrace_pid", "no pid\n");
+	put(root, "max_graph_depth", "0\n");
+	put(root, "options/function-fork", "0\n");
+	put(root, "tracing_on", "1\n");
+	put(root, "tracing_cpumask", "3\n");
+	put(root, "buffer_size_kb", "7 (expanded: 1408)\n");
+	tfs = ktrace_tfs_open(NULL);
+	/* another tracer: refused, named */
+	assert_int_equal(kt_ftop_take(tfs, false, owner, sizeof(owner), &err),
+			 -EBUSY);
+	assert_non_null(strstr(err.msg, "current_tracer is 'function'"));
+	put(root, "current_tracer", "nop\n");
+	put(root, "set_graph_function", "vfs_read\n");
+	assert_int_equal(kt_ftop_take(tfs, false, owner, sizeof(owner), &err),
+			 -EBUSY);
+	assert_non_null(strstr(err.msg, "set_graph_function"));
+	put(root, "set_graph_function", "#### all functions enabled ####\n");
+	/* unused: taken, the settings kept first, then put back */
+	assert_int_equal(kt_ftop_take(tfs, true, owner, sizeof(owner), &err),
+			 0);
+	assert_int_equal(kt_ftrace_apply(kt_tfs_top(tfs), &c, &err), 0);
+	expect_file(root, "current_tracer", "function_graph");
+	expect_file(root, "max_graph_depth", "3");
+	put(root, "tracing_on", "0");
+	assert_int_equal(kt_ftop_restore(tfs, owner), 0);
+	expect_file(root, "current_tracer", "nop");
+	expect_file(root, "max_graph_depth", "0");
+	expect_file(root, "tracing_on", "1");
+	expect_file(root, "buffer_size_kb", "1408");
+	expect_file(root, "set_graph_function", "");
+	/* the record is gone: restoring again changes nothing */
+	put(root, "current_tracer", "function");
+	assert_int_equal(kt_ftop_restore(tfs, owner), 0);
+	expect_file(root, "current_tracer", "function");
+	/* a killed owner's record (its start time not this process's):
+	 * the sweep puts the top back */
+	put(root, "current_tracer", "nop");
+	assert_int_equal(kt_ftop_take(tfs, false, owner, sizeof(owner), &err),
+			 0);
+	put(root, "current_tracer", "function_graph");
+	assert_int_equal(kt_ftop_sweep(tfs), 0);	/* alive: kept */
+	expect_file(root, "current_tracer", "function_graph");
+	n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	assert_int_equal(sscanf(link, "pid:[%llu]", &ns), 1);
+	snprintf(path, sizeof(path), "%s/tracefs\n%d %llu 1\n", root,
+		 (int)getpid(), ns);
+	assert_int_equal(kt_state_write(tfs, "owner", owner, path), 0);
+	assert_int_equal(kt_ftop_sweep(tfs), 1);
+	expect_file(root, "current_tracer", "nop");
+	assert_false(kt_state_has(tfs, "ftrace-top", owner));
+	ktrace_err_clear(&err);
+	ktrace_tfs_free(tfs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fgraph_nesting),
+		cmocka_unit_test(test_fgraph_cpus),
+		cmocka_unit_test(test_fgraph_orphans),
+		cmocka_unit_test(test_fgraph_comment_after),
+		cmocka_unit_test(test_fgraph_threshold_depth),
+		cmocka_unit_test_setup_teardown(test_ffuncs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_top_rule, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
