@@ -31,6 +31,7 @@ static const struct cmd commands[] = {
 	{ "hist", cmd_hist, "count in the kernel with a hist trigger: keys, sums, log2 histograms" },
 	{ "latency", cmd_latency, "time between two events, paired in the kernel: wakeup, syscall, function latency" },
 	{ "export", cmd_export, "serve event counts and hist recipes to Prometheus (GET /metrics)" },
+	{ "ftrace", cmd_ftrace, "the function and function_graph tracers: calls, call graphs with durations, counts" },
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

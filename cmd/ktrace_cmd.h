@@ -120,6 +120,7 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_latency(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_export(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_ftrace(struct kt_ctx *ctx, int argc, char **argv);
 
 /* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed; SIGPIPE is
  * ignored (writes fail with EPIPE instead). Install before creating

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ktrace ftrace: the function and function_graph tracers in an instance
+ * of ktrace's own (the top instance only for a tracer no instance offers,
+ * and only when unused), filtered by function and limited to processes,
+ * their records read from each CPU's trace_pipe_raw and shown one line a
+ * call, as a nested graph with durations, or counted per function.
+ * Everything set is taken back on every exit path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ktrace_cmd.h"
+#include "record/fgraph.h"
+#include "sym/ffuncs.h"
+#include "sym/symtab.h"
+#include "tracefs/ftrace.h"
+
+static const char ftrace_usage[] =
+	"Usage: ktrace ftrace [--graph] [-f GLOB...] [-n GLOB...] [-g FUNC...] [--depth N]\n"
+	"                     [--threshold DUR] [-p PID... | -a | -- CMD ARGS...] [-C CPUS]\n"
+	"                     [-d SECS] [-m SIZE] [--count] [--json]\n"
+	"Trace kernel functions with the kernel's function tracer: one line a call\n"
+	"(comm pid [cpu] time: function <- caller), or with --graph the call graph\n"
+	"with each call's duration. The tracer runs in an instance of ktrace's own;\n"
+	"a tracer the kernel offers only in the top instance is used there when\n"
+	"nothing else uses it, and put back as it was.\n"
+	"\n"
+	"  -f, --filter GLOB      only these functions (NAME, glob, GLOB:mod:MODULE;\n"
+	"                         repeatable, comma lists)\n"
+	"  -n, --notrace GLOB     not these functions\n"
+	"      --graph            the function_graph tracer: nesting and durations\n"
+	"  -g, --graph-function FUNC  only the calls made under FUNC (implies --graph)\n"
+	"      --depth N          at most N levels of the graph\n"
+	"      --threshold DUR    only calls that took at least DUR (500ns, 10us, 2ms,\n"
+	"                         1s; implies --graph)\n"
+	"  -p, --pid PID          only these processes (and their threads)\n"
+	"  -a, --all-cpus         system-wide (the default without CMD or -p)\n"
+	"  -C, --cpu CPUS         only these CPUs\n"
+	"  -d, --duration SECS    stop after SECS seconds\n"
+	"  -m, --buffer-size SIZE the kernel's buffer per CPU (256K, 4M...)\n"
+	"      --count            calls per function at the end, most first\n"
+	"  -j, --json             JSON output\n"
+	"  -h, --help             this help\n";
+
+enum { OPT_GRAPH = 256, OPT_DEPTH, OPT_THRESHOLD, OPT_COUNT };
+
+static const struct option ftrace_opts[] = {
+	{ "filter", required_argument, NULL, 'f' },
+	{ "notrace", required_argument, NULL, 'n' },
+	{ "graph", no_argument, NULL, OPT_GRAPH },
+	{ "graph-function", required_argument, NULL, 'g' },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "buffer-size", required_argument, NULL, 'm' },
+	{ "count", no_argument, NULL, OPT_COUNT },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct comm {
+	int pid;
+	char name[20];
+};
+
+struct ftrace_cmd {
+	struct kt_ctx *ctx;
+	struct kt_capture_opts co;	/* the target, -C, -d */
+	struct kt_strv filter, notrace, graph_fn;
+	bool graph, count;
+	int depth;
+	uint64_t threshold;		/* ns */
+	long buffer_kb;
+	struct kt_signals sigs;
+	char what[512];
+	/* the run */
+	struct ktrace_inst *inst;	/* own instance, or NULL */
+	char top_owner[64];		/* the top taken: its owner record */
+	bool top;
+	struct kt_fpipe *pipe;
+	struct kt_fgraph *fg;
+	struct kt_symtab ksyms;
+	struct kt_profile counts;
+	struct comm *comms;		/* a small cache by pid */
+	size_t ncomms;
+	char *cmdlines;			/* saved_cmdlines, read once */
+	bool cmdlines_read;
+	int pidfd;
+	bool gone, json_open;
+	uint64_t records, *overrun0, *dropped0;
+	struct timespec t0;
+};
+
+/* --threshold DUR: a number with ns, us, ms or s (us without). */
+static int dur_parse(struct kt_ctx *ctx, const char *arg, uint64_t *out)
+{
+	static const struct { const char *u; double mult; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 0; !errno && end != arg && v > 0 &&
+	     i < ARRAY_SIZE(units); i++)
+		if (!strcmp(end, units[i].u) && v * units[i].mult < 1e12) {
+			*out = (uint64_t)(v * units[i].mult + 0.5);
+			if (*out)
+				return KT_OK;
+		}
+	return kt_usage_error(ctx, NULL,
+			      "bad duration '%s' (a number with ns, us, ms or s; 1ns to 1000s)",
+			      arg);
+}
+
+static int num_parse(struct kt_ctx *ctx, const char *what, const char *arg,
+		     int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > max)
+		return kt_usage_error(ctx, NULL, "bad %s '%s' (1 to %d)", what,
+				      arg, max);
+	*out = v;
+	return KT_OK;
+}
+
+static int buffer_parse(struct ftrace_cmd *fc, const char *arg)
+{
+	size_t pages;
+
+	if (kt_ring_pages_parse(arg, &pages))
+		return kt_usage_error(fc->ctx, NULL,
+				      "bad buffer size '%s' (a size such as 256K or 4M, at most 1G)",
+				      arg);
+	fc->buffer_kb = pages * (sysconf(_SC_PAGESIZE) / 1024);
+	return KT_OK;
+}
+
+static int ftrace_opt(struct ftrace_cmd *fc, int opt, const char *arg)
+{
+	struct kt_ctx *ctx = fc->ctx;
+	int ret;
+
+	switch (opt) {
+	case 'f':
+		return kt_strv_add_list(ctx, &fc->filter, "function filter", arg);
+	case 'n':
+		return kt_strv_add_list(ctx, &fc->notrace, "function filter",
+					arg);
+	case 'g':
+		fc->graph = true;
+		return kt_strv_add_list(ctx, &fc->graph_fn, "graph function",
+					arg);
+	case OPT_GRAPH:
+		fc->graph = true;
+		return KT_OK;
+	case OPT_DEPTH:
+		fc->graph = true;
+		return num_parse(ctx, "depth", arg, 1000, &fc->depth);
+	case OPT_THRESHOLD:
+		fc->graph = true;
+		return dur_parse(ctx, arg, &fc->threshold);
+	case 'm':
+		return buffer_parse(fc, arg);
+	case OPT_COUNT:
+		fc->count = true;
+		return KT_OK;
+	case 'j':
+		ctx->json = true;
+		return KT_OK;
+	}
+	ret = kt_capture_opt(ctx, &fc->co, opt, arg);
+	if (ret < 0)
+		ret = kt_usage_error(ctx, ftrace_usage, "bad option");
+	return ret;
+}
+
+static int ftrace_parse(struct ftrace_cmd *fc, int argc, char **argv)
+{
+	struct kt_ctx *ctx = fc->ctx;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "+f:n:g:p:aC:d:m:jh",
+				  ftrace_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(ftrace_usage, ctx->out);
+			return KT_OK;
+		case '?':
+			return kt_usage_error(ctx, ftrace_usage,
+					      "bad option '%s'",
+					      argv[optind - 1]);
+		}
+		ret = ftrace_opt(fc, opt, optarg);
+		if (ret)
+			return ret;
+	}
+	ret = kt_target_check(ctx, &fc->co.tg, argc - optind, argv + optind);
+	if (ret)
+		return ret;
+	if (fc->count && fc->graph)
+		return kt_usage_error(ctx, NULL,
+				      "--count counts the function tracer's calls: not with --graph, -g, --depth or --threshold");
+	return -1;
+}
+
+/* ------------------------------------------------------------ setup */
+
+/* Every -f, -n and -g held to available_filter_functions. */
+static int check_filters(struct ftrace_cmd *fc)
+{
+	const struct kt_strv *lists[] = { &fc->filter, &fc->notrace,
+					  &fc->graph_fn };
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_ffuncs ff;
+	int ret;
+
+	if (!fc->filter.n && !fc->notrace.n && !fc->graph_fn.n)
+		return KT_OK;
+	ret = kt_ffuncs_load(fc->ctx->tfs, &ff);
+	if (ret) {
+		kt_ffuncs_free(&ff);
+		return kt_error(fc->ctx, KT_FAIL,
+				"cannot read available_filter_functions: %s%s",
+				strerror(-ret), ret == -EPERM ?
+				" (a kernel in lockdown refuses the function tracers)" :
+				kt_priv_hint(-ret));
+	}
+	for (size_t l = 0; !ret && l < ARRAY_SIZE(lists); l++)
+		for (int i = 0; !ret && i < lists[l]->n; i++)
+			ret = kt_ffuncs_check(&ff, lists[l]->v[i], &err);
+	kt_ffuncs_free(&ff);
+	if (!ret)
+		return KT_OK;
+	ret = kt_error_detail(fc->ctx, ret == -ENOMEM ? KT_FAIL : KT_USAGE,
+			      &err);
+	ktrace_err_clear(&err);
+	return ret;
+}
+
+/* Where the tracer runs: ktrace's own instance when it offers the tracer
+ * (and set_graph_function for -g), else the top by README's rule. */
+static int choose_instance(struct ftrace_cmd *fc, const char *tracer)
+{
+	struct kt_ctx *ctx = fc->ctx;
+	struct ktrace_err err = { .pos = -1 };
+	int ret;
+
+	if (!kt_tracer_offered(kt_tfs_top(ctx->tfs), tracer))
+		return kt_error(ctx, KT_FAIL,
+				"this kernel has no %s tracer (available_tracers)",
+				tracer);
+	fc->inst = kt_own_inst_create(ctx->tfs);
+	if (!fc->inst)
+		return kt_error(ctx, KT_FAIL, "cannot create an instance: %s%s",
+				strerror(errno), kt_priv_hint(errno));
+	if (kt_tracer_offered(fc->inst, tracer) &&
+	    (!fc->graph_fn.n || kt_inst_has(fc->inst, "set_graph_function")))
+		return KT_OK;
+	ret = kt_own_inst_destroy(fc->inst);
+	fc->inst = NULL;
+	if (ret)
+		return kt_error(ctx, KT_FAIL,
+				"cannot remove ktrace's instance: %s",
+				strerror(-ret));
+	if (kt_ftop_take(ctx->tfs, fc->buffer_kb > 0, fc->top_owner, sizeof(fc->top_owner),
+			 &err)) {
+		ret = kt_error_detail(ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
+	fc->top = true;
+	return KT_OK;
+}
+
+static struct ktrace_inst *run_inst(struct ftrace_cmd *fc)
+{
+	return fc->top ? kt_tfs_top(fc->ctx->tfs) : fc->inst;
+}
+
+/* The tracer's settings, then its readers. */
+static int start_tracer(struct ftrace_cmd *fc, const char *tracer)
+{
+	struct kt_target *tg = &fc->co.tg;
+	struct ktrace_inst *inst = run_inst(fc);
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_ftrace_conf c = {
+		.tracer = tracer,
+		.filter = (const char *const *)fc->filter.v,
+		.nfilter = fc->filter.n,
+		.notrace = (const char *const *)fc->notrace.v,
+		.nnotrace = fc->notrace.n,
+		.graph = (const char *const *)fc->graph_fn.v,
+		.ngraph = fc->graph_fn.n,
+		.pids = tg->pids, .npids = tg->npids,
+		.cpus = tg->cpus, .ncpus = tg->ncpus,
+		.fork = tg->argc > 0, .buffer_kb = fc->buffer_kb,
+	};
+	int ret, udepth = fc->depth;
+
+	/* the kernel's depth limit where the instance has one; else the
+	 * deeper records are left out here */
+	if (fc->depth && kt_inst_has(inst, "max_graph_depth")) {
+		c.depth = fc->depth;
+		udepth = 0;
+	}
+	if (fc->graph) {
+		fc->fg = kt_fgraph_alloc(fc->threshold, udepth, 8);
+		if (!fc->fg)
+			return kt_error(fc->ctx, KT_FAIL, "out of memory");
+	}
+	if (kt_ftrace_apply(inst, &c, &err)) {
+		ret = kt_error_detail(fc->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
+	fc->pipe = kt_fpipe_open(inst, tg->ncpus ? tg->cpus : NULL,
+				 tg->ncpus);
+	if (!fc->pipe)
+		return kt_error(fc->ctx, KT_FAIL,
+				"cannot read the trace buffers: %s",
+				strerror(errno));
+	return KT_OK;
+}
+
+/* The CPUs' loss counters at the start (the top's may not be 0). */
+static int stats_start(struct ftrace_cmd *fc)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	fc->overrun0 = calloc(n > 0 ? n : 1, sizeof(*fc->overrun0));
+	fc->dropped0 = calloc(n > 0 ? n : 1, sizeof(*fc->dropped0));
+	if (!fc->overrun0 || !fc->dropped0)
+		return kt_error(fc->ctx, KT_FAIL, "out of memory");
+	for (long i = 0; i < n; i++)
+		kt_cpu_stats(run_inst(fc), i, &fc->overrun0[i],
+			     &fc->dropped0[i]);
+	return KT_OK;
+}
+
+static int ftrace_setup(struct ftrace_cmd *fc)
+{
+	struct kt_ctx *ctx = fc->ctx;
+	const char *tracer = fc->graph ? "function_graph" : "function";
+	int ret;
+
+	/* what a killed ktrace left: its instance, the top's tracer */
+	ktrace_probe_cleanup_stale(ctx->tfs);
+	kt_ftop_sweep(ctx->tfs);
+	ret = check_filters(fc);
+	if (!ret)
+		ret = kt_target_prepare(ctx, &fc->co.tg, !fc->co.tg.argc);
+	if (ret)
+		return ret;
+	kt_target_describe(&fc->co.tg, fc->what, sizeof(fc->what));
+	if (kt_symtab_load_kallsyms(&fc->ksyms, NULL) < 0)
+		fprintf(ctx->err,
+			"ktrace: cannot read /proc/kallsyms: functions shown by address\n");
+	ret = choose_instance(fc, tracer);
+	if (!ret)
+		ret = stats_start(fc);
+	if (!ret)
+		ret = start_tracer(fc, tracer);
+	return ret;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* The name saved_cmdlines keeps for pid ("PID COMM" lines), or NULL. */
+static const char *saved_comm(struct ftrace_cmd *fc, int pid, char *buf,
+			      size_t len)
+{
+	char key[24];
+	const char *l;
+	size_t n;
+
+	if (!fc->cmdlines_read) {
+		fc->cmdlines_read = true;
+		fc->cmdlines = kt_inst_read(kt_tfs_top(fc->ctx->tfs),
+					    "saved_cmdlines", NULL);
+	}
+	n = snprintf(key, sizeof(key), "%d ", pid);
+	for (l = fc->cmdlines; l && *l; l += strcspn(l, "\n") + !!l[strcspn(l, "\n")]) {
+		if (strncmp(l, key, n))
+			continue;
+		snprintf(buf, len, "%.*s", (int)strcspn(l + n, "\n"), l + n);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The task's name: /proc while it lives, else saved_cmdlines. */
+static const char *comm_of(struct ftrace_cmd *fc, int pid)
+{
+	struct comm *c;
+	char path[48], *t;
+
+	if (!pid)
+		return "<idle>";
+	for (size_t i = 0; i < fc->ncomms; i++)
+		if (fc->comms[i].pid == pid)
+			return fc->comms[i].name;
+	if (!(fc->ncomms & (fc->ncomms + 1)) || fc->ncomms < 16) {
+		c = realloc(fc->comms, (fc->ncomms + 1) * 2 * sizeof(*c));
+		if (!c)
+			return "<...>";
+		fc->comms = c;
+	}
+	c = &fc->comms[fc->ncomms];
+	c->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	t = kt_read_file(path, NULL);
+	if (t)
+		snprintf(c->name, sizeof(c->name), "%.*s",
+			 (int)strcspn(t, "\n"), t);
+	else if (!saved_comm(fc, pid, c->name, sizeof(c->name)))
+		return "<...>";	/* not cached: it may show later */
+	free(t);
+	fc->ncomms++;
+	return c->name;
+}
+
+static const char *sym_of(struct ftrace_cmd *fc, uint64_t addr, char *buf,
+			  size_t len)
+{
+	const char *name = kt_symtab_find(&fc->ksyms, addr, NULL);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+static void ts_text(uint64_t ts, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ts / 1000000000,
+		 ts % 1000000000 / 1000);
+}
+
+/* "comm", "pid", "cpu", "time" of a record's object. */
+static void json_head(struct ftrace_cmd *fc, struct kt_json *j, int pid,
+		      int cpu, uint64_t ts)
+{
+	kt_json_object_begin(j);
+	kt_jstr(j, "comm", comm_of(fc, pid));
+	kt_jint(j, "pid", pid);
+	kt_jint(j, "cpu", cpu);
+	kt_json_key(j, "time");
+	kt_json_decimal(j, ts / 1000, 6);
+}
+
+static void show_call(struct ftrace_cmd *fc, const struct kt_frec *r)
+{
+	char b1[32], b2[32], ts[32];
+	const char *fn = sym_of(fc, r->ip, b1, sizeof(b1));
+	const char *parent = sym_of(fc, r->parent, b2, sizeof(b2));
+	struct kt_json *j;
+
+	if (!fc->ctx->json) {
+		ts_text(r->ts, ts, sizeof(ts));
+		fprintf(fc->ctx->out, "%s %d [%03d] %s: %s <- %s\n",
+			comm_of(fc, r->pid), r->pid, r->cpu, ts, fn, parent);
+		return;
+	}
+	j = kt_json(fc->ctx);
+	if (!j)
+		return;
+	json_head(fc, j, r->pid, r->cpu, r->ts);
+	kt_jstr(j, "function", fn);
+	kt_jstr(j, "parent", parent);
+	kt_json_object_end(j);
+}
+
+static void graph_json(struct ftrace_cmd *fc, const struct kt_fgline *l,
+		       const char *fn)
+{
+	static const char *const kinds[] = { "entry", "call", "exit" };
+	struct kt_json *j = kt_json(fc->ctx);
+
+	if (!j)
+		return;
+	json_head(fc, j, l->pid, l->cpu, l->ts);
+	kt_jstr(j, "type", kinds[l->kind]);
+	kt_jstr(j, "function", fn);
+	kt_jint(j, "depth", l->depth);
+	if (l->kind != KT_FG_OPEN)
+		kt_juint(j, "duration_ns", l->dur);
+	kt_json_object_end(j);
+}
+
+/* One line of the graph, laid out as the trace file and trace-cmd do. */
+static void graph_line(void *arg, const struct kt_fgline *l)
+{
+	struct ftrace_cmd *fc = arg;
+	char b[32], ts[32], dur[32] = "";
+	const char *fn = sym_of(fc, l->func, b, sizeof(b));
+	int indent = 2 * l->depth + 1;
+
+	if (fc->ctx->json) {
+		graph_json(fc, l, fn);
+		return;
+	}
+	ts_text(l->ts, ts, sizeof(ts));
+	if (l->kind != KT_FG_OPEN)
+		snprintf(dur, sizeof(dur), "%" PRIu64 ".%03" PRIu64 " us",
+			 l->dur / 1000, l->dur % 1000);
+	fprintf(fc->ctx->out, "%16s-%-7d [%03d] %s: %13s |%*s",
+		comm_of(fc, l->pid), l->pid, l->cpu, ts, dur, indent, "");
+	if (l->kind == KT_FG_OPEN)
+		fprintf(fc->ctx->out, "%s() {\n", fn);
+	else if (l->kind == KT_FG_LEAF)
+		fprintf(fc->ctx->out, "%s();\n", fn);
+	else if (l->comment)
+		fprintf(fc->ctx->out, "} /* %s */\n", fn);
+	else
+		fputs("}\n", fc->ctx->out);
+}
+
+static int count_call(struct ftrace_cmd *fc, const struct kt_frec *r)
+{
+	char b[32], *key = strdup(sym_of(fc, r->ip, b, sizeof(b)));
+
+	if (!key || kt_profile_add(&fc->counts, key, 1))
+		return kt_error(fc->ctx, KT_FAIL, "out of memory");
+	return KT_OK;
+}
+
+/* What the buffers hold now, shown. */
+static int drain(struct ftrace_cmd *fc)
+{
+	const struct kt_frec *v;
+	size_t n;
+	int ret = kt_fpipe_read(fc->pipe, &v, &n);
+
+	if (ret && ret != -ENOMEM)
+		return kt_error(fc->ctx, KT_FAIL,
+				"cannot read the trace buffers: %s",
+				strerror(-ret));
+	for (size_t i = 0; !ret && i < n; i++) {
+		fc->records++;
+		if (fc->fg)
+			ret = kt_fgraph_feed(fc->fg, &v[i], graph_line, fc);
+		else if (fc->count)
+			ret = count_call(fc, &v[i]);
+		else
+			show_call(fc, &v[i]);
+	}
+	if (ret)
+		return kt_error(fc->ctx, KT_FAIL, "out of memory");
+	return ferror(fc->ctx->out) ? KT_FAIL : KT_OK;
+}
+
+static int ftrace_round(void *arg, bool *gone)
+{
+	struct ftrace_cmd *fc = arg;
+	struct pollfd pfd = { .fd = fc->pidfd, .events = POLLIN };
+
+	poll(&pfd, pfd.fd >= 0, 100);
+	if (drain(fc))
+		return -1;
+	fflush(fc->ctx->out);
+	*gone = fc->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0);
+	return 0;
+}
+
+static void show_counts(struct ftrace_cmd *fc)
+{
+	size_t n = kt_profile_sort(&fc->counts, kt_prow_by_period);
+	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
+
+	if (j) {
+		kt_json_key(j, "counts");
+		kt_json_array_begin(j);
+	} else {
+		fprintf(fc->ctx->out, "%12s  %s\n", "CALLS", "FUNCTION");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct kt_prow *r = &fc->counts.v[i];
+
+		if (!j) {
+			fprintf(fc->ctx->out, "%12llu  %s\n", r->period, r->key);
+			continue;
+		}
+		kt_json_object_begin(j);
+		kt_jstr(j, "function", r->key);
+		kt_juint(j, "calls", r->period);
+		kt_json_object_end(j);
+	}
+	if (j)
+		kt_json_array_end(j);
+}
+
+/* Overruns and drops of each CPU read, and the pages' missed records:
+ * stated, never silent. */
+static void show_loss(struct ftrace_cmd *fc)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
+	uint64_t o, d, total = kt_fpipe_missed(fc->pipe);
+	char text[1024] = "";
+	size_t at = 0;
+
+	if (j) {
+		kt_juint(j, "records", fc->records);
+		kt_json_key(j, "lost");
+		kt_json_array_begin(j);
+	}
+	for (long i = 0; i < ncpu; i++) {
+		if (kt_cpu_stats(run_inst(fc), i, &o, &d))
+			continue;
+		o -= o >= fc->overrun0[i] ? fc->overrun0[i] : o;
+		d -= d >= fc->dropped0[i] ? fc->dropped0[i] : d;
+		if (!o && !d)
+			continue;
+		total += o + d;
+		if (j) {
+			kt_json_object_begin(j);
+			kt_jint(j, "cpu", i);
+			kt_juint(j, "overrun", o);
+			kt_juint(j, "dropped", d);
+			kt_json_object_end(j);
+		} else if (at < sizeof(text)) {
+			at += snprintf(text + at, sizeof(text) - at,
+				       "%scpu%ld: %" PRIu64 " overrun, %" PRIu64 " dropped",
+				       at ? "; " : " (", i, o, d);
+		}
+	}
+	if (j) {
+		kt_json_array_end(j);
+		return;
+	}
+	fprintf(fc->ctx->err, "ktrace: %" PRIu64 " records, %" PRIu64 " lost%s%s\n",
+		fc->records, total, text, at ? "; raise -m)" : "");
+}
+
+static int ftrace_loop(struct ftrace_cmd *fc, bool *stopped)
+{
+	struct kt_target *tg = &fc->co.tg;
+	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
+	int ret, pid;
+
+	if (j) {
+		kt_json_object_begin(j);
+		kt_jstr(j, "tracer", fc->graph ? "function_graph" : "function");
+		kt_jstr(j, "target", fc->what);
+		kt_json_key(j, fc->count ? "counted" : "calls");
+		kt_json_array_begin(j);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &fc->t0);
+	ret = kt_target_start(fc->ctx, tg);
+	if (ret)
+		return ret;
+	pid = tg->argc || tg->npids == 1 ? tg->pids[0] : -1;
+	fc->pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	fc->gone = pid > 0 && fc->pidfd < 0 && errno == ESRCH;
+	switch (kt_loop_run(tg, &fc->t0, fc->co.duration, ftrace_round, fc)) {
+	case KT_LOOP_FAILED:
+		return KT_FAIL;
+	case KT_LOOP_DURATION:
+		*stopped = true;
+		break;
+	default:
+		break;
+	}
+	/* the rest: the tracer off, the buffers read to their end */
+	kt_inst_write(run_inst(fc), "tracing_on", "0", O_TRUNC);
+	ret = drain(fc);
+	if (!ret && fc->fg)
+		kt_fgraph_flush(fc->fg, graph_line, fc);
+	if (j)
+		kt_json_array_end(j);
+	if (!ret && fc->count)
+		show_counts(fc);
+	show_loss(fc);
+	if (j)
+		kt_json_object_end(j);
+	return ret;
+}
+
+/* Take back what the run set: the readers closed, the instance removed
+ * (its tracer and filters go with it) or the top put back as it was. */
+static int ftrace_teardown(struct ftrace_cmd *fc)
+{
+	int ret = KT_OK, r;
+
+	if (fc->pidfd >= 0)
+		close(fc->pidfd);
+	fc->pidfd = -1;
+	kt_fpipe_close(fc->pipe);
+	fc->pipe = NULL;
+	if (fc->inst) {
+		r = kt_own_inst_destroy(fc->inst);
+		fc->inst = NULL;
+		if (r)
+			ret = kt_error(fc->ctx, KT_FAIL,
+				       "cannot remove ktrace's instance: %s",
+				       strerror(-r));
+	}
+	if (fc->top) {
+		r = kt_ftop_restore(fc->ctx->tfs, fc->top_owner);
+		fc->top = false;
+		if (r)
+			ret = kt_error(fc->ctx, KT_FAIL,
+				       "cannot put the top instance's tracer back: %s",
+				       strerror(-r));
+	}
+	return ret;
+}
+
+static void ftrace_free(struct ftrace_cmd *fc)
+{
+	kt_strv_free(&fc->filter);
+	kt_strv_free(&fc->notrace);
+	kt_strv_free(&fc->graph_fn);
+	kt_capture_opts_free(&fc->co);
+	kt_fgraph_free(fc->fg);
+	kt_symtab_free(&fc->ksyms);
+	kt_profile_free(&fc->counts);
+	free(fc->comms);
+	free(fc->cmdlines);
+	free(fc->overrun0);
+	free(fc->dropped0);
+}
+
+int cmd_ftrace(struct kt_ctx *ctx, int argc, char **argv)
+{
+	struct ftrace_cmd fc = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
+				 .pidfd = -1 };
+	struct kt_target *tg = &fc.co.tg;
+	bool stopped = false;
+	int ret, status;
+
+	ret = ftrace_parse(&fc, argc, argv);
+	if (ret >= 0)
+		goto out;
+	if (!kt_tfs(ctx)) {
+		ret = KT_FAIL;
+		goto out;
+	}
+	kt_signals_install(&fc.sigs);
+	ret = ftrace_setup(&fc);
+	if (!ret)
+		ret = ftrace_loop(&fc, &stopped);
+out:
+	status = kt_target_finish(tg, kt_stop_signal || ret || stopped);
+	if (ftrace_teardown(&fc) && !ret)
+		ret = KT_FAIL;
+	kt_signals_restore(&fc.sigs);
+	ftrace_free(&fc);
+	return kt_target_status(tg, ret, status, stopped);
+}
