@@ -302,3 +302,133 @@ void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in)
 	free(in->args_at);
 	memset(in, 0, sizeof(*in));
 }
+
+/* A system call's char pointer argument ("const char * filename"), as
+ * its format file types it: one '*', after "char". */
+static bool is_char_pointer(const char *type)
+{
+	const char *c = strstr(type, "char"), *star = strchr(type, '*');
+
+	return c && star && c < star && !strchr(star + 1, '*');
+}
+
+/*
+ * The -e of a system call's entry with its string arguments, into buf:
+ * "syscalls:sys_enter_openat dfd filename:ustring flags mode", or NULL
+ * when e is another event or has no char pointer.
+ */
+static char *strings_spec(const struct ktrace_event *e)
+{
+	size_t cap = 64, len;
+	bool any = false;
+	char *s;
+
+	if (strcmp(e->system, "syscalls") ||
+	    strncmp(e->name, "sys_enter_", strlen("sys_enter_")))
+		return NULL;
+	for (int i = 0; i < e->nr_fields; i++)
+		cap += strlen(e->fields[i].name) + 10;
+	s = malloc(cap + strlen(e->name) + 16);
+	if (!s)
+		return NULL;
+	len = sprintf(s, "%s:%s", e->system, e->name);
+	for (int i = 0; i < e->nr_fields; i++) {
+		const struct ktrace_field *f = &e->fields[i];
+		bool str = is_char_pointer(f->type);
+
+		if (f->is_common || !strcmp(f->name, "__syscall_nr"))
+			continue;
+		len += sprintf(s + len, " %s%s", f->name, str ? ":ustring" : "");
+		any |= str;
+	}
+	if (!any) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Append spec (taken over) with filter to the new lists; 0 or -ENOMEM. */
+static int push_spec(char ***specs, const char ***filters, int *n, char *spec,
+		     const char *filter)
+{
+	char **ns = realloc(*specs, (*n + 1) * sizeof(*ns));
+	const char **nf;
+
+	if (ns)
+		*specs = ns;
+	nf = ns ? realloc(*filters, (*n + 1) * sizeof(*nf)) : NULL;
+	if (!nf) {
+		free(spec);
+		return -ENOMEM;
+	}
+	*filters = nf;
+	ns[*n] = spec;
+	nf[(*n)++] = filter;
+	return 0;
+}
+
+/* The events glob names, each as its own -e: a system call's entry with
+ * char pointers as its event probe (strings_spec()), the others by name. */
+static int strings_glob(struct kt_ctx *ctx, const char *glob,
+			const char *filter, char ***specs,
+			const char ***filters, int *n)
+{
+	struct ktrace_events *evs;
+	unsigned int hit = 0;
+	int ret = 0;
+
+	evs = ktrace_events_alloc(ctx->tfs, &glob, 1, &hit);
+	if (!evs || ktrace_events_load_formats(evs) < 0) {
+		ktrace_events_free(evs);
+		return -ENOMEM;
+	}
+	/* none: kept, for kt_events_expand() to say so */
+	if (!hit)
+		ret = push_spec(specs, filters, n, strdup(glob), filter);
+	for (int j = 0; !ret && j < ktrace_events_count(evs); j++) {
+		const struct ktrace_event *e = ktrace_events_get(evs, j);
+		char *s = strings_spec(e);
+
+		if (!s && asprintf(&s, "%s:%s", e->system, e->name) < 0)
+			s = NULL;
+		ret = s ? push_spec(specs, filters, n, s, filter) : -ENOMEM;
+	}
+	ktrace_events_free(evs);
+	return ret;
+}
+
+int kt_inline_strings(struct kt_ctx *ctx, struct kt_capture_opts *co)
+{
+	const char **filters = NULL;
+	char **specs = NULL;
+	int n = 0, ret = 0;
+
+	for (int i = 0; !ret && i < co->nspecs; i++) {
+		const char *s = co->specs[i];
+
+		if (kt_inline_is(s) || !strchr(s, ':')) {
+			ret = push_spec(&specs, &filters, &n, strdup(s),
+					co->filters[i]);
+			continue;
+		}
+		ret = strings_glob(ctx, s, co->filters[i], &specs, &filters,
+				   &n);
+	}
+	if (!ret)
+		for (int i = 0; i < n && !ret; i++)
+			if (!specs[i])
+				ret = -ENOMEM;
+	if (ret) {
+		for (int i = 0; i < n; i++)
+			free(specs[i]);
+		free(specs);
+		free(filters);
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	}
+	kt_capture_opts_free(co);
+	co->specs = specs;
+	co->filters = filters;
+	co->nspecs = n;
+	return KT_OK;
+}

@@ -194,6 +194,14 @@ const char *kt_inline_event(const struct kt_inline *in, int i, char *buf,
 void kt_inline_report_misses(struct kt_ctx *ctx, const struct kt_inline *in);
 /* Remove what was created and free; call after closing the perf fds. */
 void kt_inline_destroy(struct kt_ctx *ctx, struct kt_inline *in);
+/*
+ * --strings: every -e glob of co expanded, and each system call entry
+ * (syscalls:sys_enter_*) with char pointer arguments made an inline
+ * event probe of all its arguments, the char pointers read as user
+ * strings; filters follow their -e. KT_OK or KT_FAIL (said).
+ */
+struct kt_capture_opts;
+int kt_inline_strings(struct kt_ctx *ctx, struct kt_capture_opts *co);
 
 /* Shared by the capturing commands (cmd/capture.c). */
 /* The target of a capture: a command, processes, or CPUs. */

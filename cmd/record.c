@@ -41,6 +41,9 @@ static const char record_usage[] =
 	"  -j, --json            one JSON object per record\n"
 	"  -d, --duration SECS   stop after SECS seconds\n"
 	"      --max-events N    stop after N records\n"
+	"      --strings         system calls' string arguments as text: each\n"
+	"                        syscalls:sys_enter_* event with a 'const char *'\n"
+	"                        argument recorded through an event probe\n"
 	"  -h, --help            this help\n";
 
 static const struct option record_opts[] = {
@@ -57,6 +60,7 @@ static const struct option record_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "count", required_argument, NULL, 'c' },
+	{ "strings", no_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -67,6 +71,7 @@ struct rec_cmd {
 	struct kt_capture_opts co;	/* -e, --filter, the target, -d, -F, -c */
 	struct ktrace_record_opts ro;
 	bool cg_set;			/* --call-graph given: -g keeps it */
+	bool strings;			/* --strings */
 	const char *output;		/* -o */
 	unsigned long long count;	/* --max-events */
 	struct ktrace_record *rec;
@@ -199,6 +204,9 @@ static int record_opt(struct rec_cmd *rc, int opt, const char *arg)
 	case 'o':
 		rc->output = arg;
 		return KT_OK;
+	case 'S':
+		rc->strings = true;
+		return KT_OK;
 	case 'j':
 		ctx->json = true;
 		return KT_OK;
@@ -257,6 +265,11 @@ static int record_open(struct rec_cmd *rc)
 	rc->rec = ktrace_record_alloc(rc->ctx->tfs);
 	if (!rc->rec)
 		return kt_error(rc->ctx, KT_FAIL, "out of memory");
+	if (rc->strings) {
+		ret = kt_inline_strings(rc->ctx, &rc->co);
+		if (ret)
+			return ret;
+	}
 	ret = kt_events_expand(rc->ctx, &rc->inl, rc->co.specs, rc->co.nspecs,
 			       add_one, rc);
 	if (ret)

@@ -307,6 +307,23 @@ void ktrace_stat_free(struct ktrace_stat *st)
 	free(st);
 }
 
+/* Is sys:name an event probe (perf opens it, the kernel never counts it
+ * there: its records go to ftrace buffers only)? */
+static bool is_eprobe(struct ktrace_tfs *tfs, const char *sys,
+		      const char *name)
+{
+	struct kt_dyn_set ds;
+	bool ret = false;
+
+	if (!kt_dyn_load(tfs, &ds))
+		for (int i = 0; i < ds.n && !ret; i++)
+			ret = ds.v[i].kind == KTRACE_KIND_EPROBE &&
+			      !strcmp(ds.v[i].system, sys) &&
+			      !strcmp(ds.v[i].name, name);
+	kt_dyn_free(&ds);
+	return ret;
+}
+
 int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 		    struct ktrace_err *err)
 {
@@ -335,6 +352,13 @@ int ktrace_stat_add(struct ktrace_stat *st, const char *name,
 					  "bad event name '%s'", name);
 		}
 		buf = kt_event_read(kt_tfs_top(st->tfs), sys, c + 1, "id", NULL);
+		if (buf && is_eprobe(st->tfs, sys, c + 1)) {
+			free(buf);
+			free(sys);
+			return kt_err_set(err, EOPNOTSUPP,
+					  "%s is an event probe, which perf cannot count (the kernel writes its records to ftrace buffers only): count it with ktrace hist -e %s, or record it",
+					  name, name);
+		}
 		free(sys);
 		if (!buf)
 			return kt_err_set(err, ENOENT, "no such event '%s'",

@@ -73,6 +73,26 @@ expect_contains eprobe-json-path "$OUT" "\"filename\": \"$D/kt24-file\""
 expect_match eprobe-json-comm "$OUT" '"comm": "cat"'
 expect_no_ktrace eprobe-record-clean
 
+# --- stat cannot count an eprobe through perf: said; hist counts it. ----
+expect_exit eprobe-stat-refused 1 ktrace stat -e 'syscalls:sys_enter_openat filename' -- true
+expect_contains eprobe-stat-why "$OUT" "perf cannot count"
+expect_ok eprobe-hist ktrace hist -e 'syscalls:sys_enter_openat filename' -k filename -- cat $D/kt24-file
+expect_match eprobe-hist-path "$OUT" "$D/kt24-file +1"
+expect_no_ktrace eprobe-stat-hist-clean
+
+# --- --strings: the string arguments of openat, unlinkat, execve. --------
+printf 'y\n' > $D/kt24-gone
+expect_ok eprobe-strings ktrace record --strings -e 'syscalls:sys_enter_openat' \
+	-e 'syscalls:sys_enter_unlinkat' -e 'syscalls:sys_enter_execve' -e 'syscalls:sys_enter_getppid' \
+	-- $TARGETS/pathcalls $D/kt24-file $D/kt24-gone /bin/true
+expect_match eprobe-strings-openat "$OUT" "pathcalls +[0-9]+ .*:sys_enter_openat: .*filename=\"$D/kt24-file\""
+expect_match eprobe-strings-unlinkat "$OUT" "pathcalls +[0-9]+ .*:sys_enter_unlinkat: .*pathname=\"$D/kt24-gone\""
+expect_match eprobe-strings-execve "$OUT" ":sys_enter_execve: .*filename=\"/bin/true\""
+expect_match eprobe-strings-execve-cmd "$OUT" ":sys_enter_execve: .*filename=\"$TARGETS/pathcalls\""
+expect_match eprobe-strings-other-args "$OUT" ":sys_enter_unlinkat: .*dfd=.* flag=0"
+expect_eq eprobe-strings-gone "" "$(ls $D/kt24-gone 2>/dev/null)"
+expect_no_ktrace eprobe-strings-clean
+
 # --- probe del: ours by glob, never the other tool's. --------------------
 expect_ok eprobe-del ktrace probe del '*'
 expect_eq eprobe-del-ours "" "$(grep '^e:ktrace/' $T/dynamic_events)"
