@@ -26,7 +26,7 @@ _ktrace_events()
 			sed -n 's/^Counters: \(.*\) (.*/\1/p' | tr -d ',' | tr ' ' '\n' | grep .
 	fi
 	if [[ ${2:-} == sampling || ${2:-} == inline ]]; then
-		printf '%s\n' kprobe: kretprobe: uprobe: uretprobe:
+		printf '%s\n' kprobe: kretprobe: uprobe: uretprobe: eprobe: fprobe: fretprobe: tprobe:
 	fi
 }
 
