@@ -25,28 +25,35 @@
 
 static const char export_usage[] =
 	"Usage: ktrace export [-l ADDR:PORT] [-e EVENT...] [-r RECIPE...]\n"
-	"                     [-p PID | -a | -C CPUS] [-d SECS]\n"
+	"                     [--latency 'QUESTION'] [-p PID | -a | -C CPUS] [-d SECS]\n"
 	"Serve the kernel's counts to Prometheus on GET /metrics (text exposition\n"
 	"format) until SIGINT or SIGTERM: -e EVENT as ktrace_events_total{event=...}\n"
 	"counted by perf as ktrace stat counts (no hist triggers needed); -r RECIPE\n"
 	"(a ktrace hist recipe) as counters by its keys, or a histogram for a .log2 or\n"
-	".buckets key, read from the kernel's hist table at each scrape.\n"
+	".buckets key, read from the kernel's hist table at each scrape; --latency\n"
+	"'OPTIONS' (ktrace latency's: '--wakeup', '--syscall read -k comm'...) as the\n"
+	"histogram ktrace_latency_microseconds.\n"
 	"\n"
 	"  -l, --listen ADDR:PORT  where to listen (default " DEFAULT_ADDR ":19100;\n"
 	"                          [::1]:PORT for IPv6; port 0: any, said on stderr)\n"
 	"  -e, --event EVENT       count an event or counter (repeatable, comma lists)\n"
 	"  -r, --recipe NAME       export a hist recipe (repeatable; --list-recipes of\n"
 	"                          ktrace hist)\n"
+	"      --latency OPTIONS   export a ktrace latency question (its options in one\n"
+	"                          argument, split at blanks)\n"
 	"  -p, --pid PID           only this process (and its threads)\n"
 	"  -a, --all-cpus          system-wide (the default)\n"
 	"  -C, --cpu CPUS          only these CPUs (-e counts)\n"
 	"  -d, --duration SECS     stop after SECS seconds\n"
 	"  -h, --help              this help\n";
 
+enum { OPT_LATENCY = 256 };
+
 static const struct option export_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "recipe", required_argument, NULL, 'r' },
+	{ "latency", required_argument, NULL, OPT_LATENCY },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
@@ -80,6 +87,9 @@ struct export_cmd {
 	char what[512];
 	struct kt_httpd *httpd;
 	uint64_t errors;		/* scrapes' failed reads */
+	const char *latency;		/* --latency OPTIONS */
+	struct kt_lat *lat;
+	char lat_help[512];
 };
 
 /* --listen ADDR:PORT, [V6ADDR]:PORT or :PORT (the default address). */
@@ -133,6 +143,10 @@ static int export_parse(struct export_cmd *ec, int argc, char **argv)
 			ret = kt_strv_add_list(ctx, &ec->recipes, "recipe",
 					       optarg);
 			break;
+		case OPT_LATENCY:
+			ec->latency = optarg;
+			ret = KT_OK;
+			break;
 		case '?':
 			return kt_usage_error(ctx, export_usage,
 					      "bad option '%s'",
@@ -152,12 +166,12 @@ static int export_parse(struct export_cmd *ec, int argc, char **argv)
 	if (tg->argc)
 		return kt_usage_error(ctx, export_usage,
 				      "export serves until stopped: -p PID, -a or -C, not a command");
-	if (tg->ncpus && ec->recipes.n)
+	if (tg->ncpus && (ec->recipes.n || ec->latency))
 		return kt_usage_error(ctx, NULL,
-				      "-C limits the -e counts only: not with -r");
-	if (!ec->co.nspecs && !ec->recipes.n)
+				      "-C limits the -e counts only: not with -r or --latency");
+	if (!ec->co.nspecs && !ec->recipes.n && !ec->latency)
 		return kt_usage_error(ctx, export_usage,
-				      "what to export? (-e EVENT, -r RECIPE)");
+				      "what to export? (-e EVENT, -r RECIPE, --latency OPTIONS)");
 	return -1;
 }
 
@@ -256,7 +270,9 @@ static int start_recipes(struct export_cmd *ec)
 			ret = kt_error_detail(ctx, KT_FAIL, &err);
 	if (ret)
 		goto out;
-	ec->hr.inst = kt_own_inst_create(ctx->tfs);
+	/* one own instance a process: --latency's, when it made one */
+	ec->hr.inst = ec->lat ? kt_lat_export_inst(ec->lat) :
+		      kt_own_inst_create(ctx->tfs);
 	if (!ec->hr.inst)
 		return kt_error(ctx, KT_FAIL, "cannot create an instance: %s%s",
 				strerror(errno), kt_priv_hint(errno));
@@ -272,6 +288,33 @@ static int start_recipes(struct export_cmd *ec)
 	}
 out:
 	ktrace_err_clear(&err);
+	return ret;
+}
+
+/* --latency: its options split at blanks, after them the -p target. */
+static int start_latency(struct export_cmd *ec)
+{
+	struct kt_target *tg = &ec->co.tg;
+	char *copy = strdup(ec->latency), *save = NULL, pid[16];
+	char *argv[40] = { "latency" };
+	int argc = 1, ret;
+
+	if (!copy)
+		return kt_error(ec->ctx, KT_FAIL, "out of memory");
+	for (char *w = strtok_r(copy, " \t", &save); w && argc < 36;
+	     w = strtok_r(NULL, " \t", &save))
+		argv[argc++] = w;
+	if (tg->npids) {
+		snprintf(pid, sizeof(pid), "%d", tg->pids[0]);
+		argv[argc++] = "-p";
+		argv[argc++] = pid;
+	}
+	argv[argc] = NULL;
+	ret = kt_lat_export_start(ec->ctx, argc, argv, &ec->lat);
+	if (!ret)
+		kt_lat_export_describe(ec->lat, ec->lat_help,
+				       sizeof(ec->lat_help));
+	free(copy);
 	return ret;
 }
 
@@ -295,6 +338,21 @@ static void write_counters(struct export_cmd *ec, FILE *f)
 		else
 			kt_prom_u64(f, name, &l, 1, v);
 	}
+}
+
+static void write_latency(struct export_cmd *ec, FILE *f)
+{
+	struct kt_promhist p = { .metric = "ktrace_latency_microseconds",
+				 .help = ec->lat_help, .sum = "lat" };
+	struct kt_hist_file *hf = NULL;
+	struct kt_hist_table *t = NULL;
+
+	if (!ec->lat)
+		return;
+	if (kt_lat_export_read(ec->lat, &hf, &t) ||
+	    kt_promhist_write(f, &p, t))
+		ec->errors++;
+	kt_hist_file_free(hf);
 }
 
 static void write_recipes(struct export_cmd *ec, FILE *f)
@@ -344,6 +402,7 @@ static int scrape(void *arg, const char *path, char **body, size_t *len,
 	if (!f)
 		return 500;
 	write_counters(ec, f);
+	write_latency(ec, f);
 	write_recipes(ec, f);
 	kt_prom_family(f, "ktrace_scrape_errors_total", "counter",
 		       "Counters or hist tables a scrape could not read.");
@@ -428,8 +487,13 @@ static int export_teardown(struct export_cmd *ec)
 				       "cannot remove the hist trigger on %s: %s",
 				       h->r.event, strerror(-r));
 	}
+	if (ec->lat)
+		ec->hr.inst = NULL;	/* --latency's, which removes it */
 	if (kt_hrun_destroy(&ec->hr))
 		ret = KT_FAIL;
+	if (kt_lat_export_stop(ec->lat))
+		ret = KT_FAIL;
+	ec->lat = NULL;
 	ktrace_stat_free(ec->st);
 	ec->st = NULL;
 	kt_inline_destroy(ec->ctx, &ec->inl);
@@ -466,6 +530,8 @@ static int export_run(struct export_cmd *ec)
 	ec->hr = (struct kt_hrun){ .ctx = ec->ctx, .tg = tg,
 				   .what = ec->what, .pidfd = -1 };
 	ret = open_counters(ec);
+	if (!ret && ec->latency)
+		ret = start_latency(ec);
 	if (!ret)
 		ret = start_recipes(ec);
 	if (!ret && !kt_stop_signal)

@@ -483,6 +483,26 @@ struct kt_hist_recipe {
 int kt_hist_recipe_load(struct kt_ctx *ctx, const char *name,
 			struct kt_inline *inl, struct kt_hist_recipe *out);
 void kt_hist_recipe_free(struct kt_hist_recipe *r);
+/*
+ * A ktrace latency question run inside ktrace export (cmd/latency.c):
+ * _start() parses argv (argv[0] a name, then latency's options: the
+ * question or --from/--to, --match, filters, -k, --buckets, --size, -p)
+ * and sets up its synthetic event and triggers in ktrace's own instance
+ * (_inst(): the other triggers of the run may join it), the synthetic
+ * event's table also summing lat (the histogram's exact _sum); *out is
+ * set even on a failure (_stop() it). _read() reads that table (*f to
+ * free, *t in it). _describe(): the events, for HELP. _stop() removes
+ * what _start() made, frees l (NULL is fine). Errors printed; KT_OK or
+ * the status; _read(): 0 or -errno.
+ */
+struct kt_lat;
+int kt_lat_export_start(struct kt_ctx *ctx, int argc, char **argv,
+			struct kt_lat **out);
+int kt_lat_export_read(struct kt_lat *l, struct kt_hist_file **f,
+		       struct kt_hist_table **t);
+struct ktrace_inst *kt_lat_export_inst(struct kt_lat *l);
+void kt_lat_export_describe(struct kt_lat *l, char *buf, size_t len);
+int kt_lat_export_stop(struct kt_lat *l);
 /* --size N of a hist table: 128 to 131072 entries (cmd/hist.c) */
 int kt_hist_size_parse(struct kt_ctx *ctx, const char *arg,
 		       unsigned int *out);

@@ -128,6 +128,7 @@ struct lat_cmd {
 	struct kt_strv extra_types;
 	struct kt_hrun hr;
 	struct kt_rawrec rec;	/* --record */
+	bool sum_lat;		/* export: lat summed too (_sum) */
 };
 
 static int set_str(struct kt_ctx *ctx, char **dst, const char *s)
@@ -526,6 +527,7 @@ static char *trigger_with(const char *key, const char *parts,
  * event's hist draws the distribution. */
 static int lat_triggers(struct lat_cmd *lc)
 {
+	static const char *const lat_val[] = { "lat" };
 	char *end = NULL, *params = NULL, keybuf[160];
 	struct kt_strv keys = { 0 };
 	struct kt_hist_def d = { 0 };
@@ -562,6 +564,8 @@ static int lat_triggers(struct lat_cmd *lc)
 	d.keys = (const char *const *)keys.v;
 	d.nkeys = keys.n;
 	d.size = lc->size;
+	d.vals = lc->sum_lat ? lat_val : NULL;
+	d.nvals = lc->sum_lat;
 	lc->synth_trigger = ret ? NULL : kt_hist_trigger_text(&d);
 	if (!ret && (!lc->from.trigger || !lc->to.trigger ||
 		     !lc->synth_trigger))
@@ -979,4 +983,75 @@ out:
 	kt_signals_restore(&lc.sigs);
 	lat_free(&lc);
 	return kt_target_status(tg, ret, status, stopped);
+}
+
+/* ------------------------------------------------------------ export */
+
+struct kt_lat {
+	struct lat_cmd lc;
+};
+
+int kt_lat_export_start(struct kt_ctx *ctx, int argc, char **argv,
+			struct kt_lat **out)
+{
+	struct kt_lat *l = calloc(1, sizeof(*l));
+	struct lat_cmd *lc;
+	int ret;
+
+	*out = l;
+	if (!l)
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	lc = &l->lc;
+	*lc = (struct lat_cmd){ .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
+				.hr = { .pidfd = -1 }, .sum_lat = true };
+	optind = 0;	/* a second getopt run in this process */
+	ret = lat_parse(lc, argc, argv);
+	if (ret == KT_OK)	/* --help */
+		return kt_usage_error(ctx, NULL,
+				      "--latency takes ktrace latency's question, not --help");
+	if (ret > 0)
+		return ret;
+	if (lc->co.tg.argc || lc->interval || lc->rec.on || ctx->json ||
+	    lc->co.duration)
+		return kt_usage_error(ctx, NULL,
+				      "--latency takes the question and its keys: no command, -I, -d, --record or --json");
+	lc->hr.tg = &lc->co.tg;
+	return lat_setup(lc);
+}
+
+int kt_lat_export_read(struct kt_lat *l, struct kt_hist_file **f,
+		       struct kt_hist_table **t)
+{
+	struct lat_cmd *lc = &l->lc;
+	int ret = kt_hist_read(lc->hr.inst, "synthetic", lc->synth, f);
+
+	*t = NULL;
+	if (ret)
+		return ret;
+	*t = (*f)->n == 1 ? &(*f)->t[0] : kt_hist_find(*f, lc->synth_trigger);
+	return *t ? 0 : -ENOENT;
+}
+
+struct ktrace_inst *kt_lat_export_inst(struct kt_lat *l)
+{
+	return l->lc.hr.inst;
+}
+
+void kt_lat_export_describe(struct kt_lat *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s to %s, microseconds, paired in the kernel",
+		 l->lc.from.name, l->lc.to.name);
+}
+
+int kt_lat_export_stop(struct kt_lat *l)
+{
+	int ret;
+
+	if (!l)
+		return KT_OK;
+	ret = lat_teardown(&l->lc);
+	kt_inline_destroy(l->lc.ctx, &l->lc.inl);
+	lat_free(&l->lc);
+	free(l);
+	return ret;
 }

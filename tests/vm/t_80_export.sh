@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # ktrace export in the guest, fetched with busybox wget on loopback: -e
-# counts and the read-sizes and syscalls-by-name recipes as Prometheus
+# counts, the read-sizes and syscalls-by-name recipes and --latency
+# (--syscall read) as Prometheus
 # metrics, checked against a process whose reads are known (one read of 1
 # byte, five of 100); then the signals: SIGTERM removes the instance,
 # SIGKILL leaves it to the next ktrace's sweep. The static ktrace has no
@@ -44,12 +45,14 @@ metrics() {
 	busybox wget -q -O - "http://127.0.0.1:$PORT${1:-/metrics}" 2>&1
 }
 
-# a process that reads 1 byte from a FIFO, then becomes dd reading 5 x 100
+# a process that reads from a FIFO 1 byte, then 5 x 100 bytes (dd counts
+# a short read as a record: 6 reads)
 mkfifo $D/go
-sh -c "read x < $D/go; exec dd if=/dev/zero of=/dev/null bs=100 count=5 2>/dev/null" &
+sh -c "exec dd if=$D/go of=/dev/null bs=100 count=6 2>/dev/null" &
 P=$!
 bgpids="$bgpids $P"
-export_start -p $P -e syscalls:sys_enter_read -r read-sizes -r syscalls-by-name
+export_start -p $P -e syscalls:sys_enter_read -r read-sizes -r syscalls-by-name \
+	--latency '--syscall read'
 if [ -z "$PORT" ]; then
 	fail export-start "no port: $(cat $D/err)"
 	exit 1
@@ -57,7 +60,10 @@ fi
 pass export-start
 OUT=$(metrics)
 expect_contains export-before "$OUT" 'ktrace_events_total{event="syscalls:sys_enter_read"} 0'
-echo > $D/go
+# the FIFO opened at once, its byte written 0.7 s later: the first read
+# waits 0.7 s, in log2 bucket (2^19, 2^20] us; each of the others 0.1 s
+sh -c "exec 3> $D/go; sleep 0.7; printf x >&3
+	for i in 1 2 3 4 5; do sleep 0.1; head -c 100 /dev/zero >&3; done" &
 wait $P
 OUT=$(metrics)
 # the scrape in the log, for promtool check metrics on the host
@@ -74,6 +80,16 @@ expect_contains export-counter "$OUT" 'ktrace_syscalls_by_name_hits_total{id="sy
 expect_contains export-dropped "$OUT" 'ktrace_hist_dropped_total{recipe="read-sizes"} 0'
 expect_contains export-errors "$OUT" 'ktrace_scrape_errors_total 0'
 expect_contains export-duration "$OUT" 'ktrace_scrape_duration_seconds '
+expect_contains export-lat-type "$OUT" '# TYPE ktrace_latency_microseconds histogram'
+expect_contains export-lat-fast "$OUT" 'ktrace_latency_microseconds_bucket{le="524288"} 5'
+expect_contains export-lat-slow "$OUT" 'ktrace_latency_microseconds_bucket{le="1048576"} 6'
+expect_contains export-lat-count "$OUT" 'ktrace_latency_microseconds_count 6'
+lsum=$(printf '%s\n' "$OUT" | sed -n 's/^ktrace_latency_microseconds_sum //p')
+if [ -n "$lsum" ] && [ "$lsum" -ge 1200000 ] && [ "$lsum" -lt 3670016 ]; then
+	pass export-lat-sum
+else
+	fail export-lat-sum "sum '$lsum' us, not 0.7 + 5 x 0.1 s and a little"
+fi
 run metrics /nope
 expect_contains export-404 "$OUT" "404"
 kill -TERM $EP
