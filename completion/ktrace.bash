@@ -6,7 +6,7 @@
 # from `ktrace hist --list-recipes`, an event's fields from `ktrace list -v
 # EVENT` and a binary's function symbols from nm.
 
-_ktrace_cmds="list enable disable filter show reset probe record report stat hist latency export top help version"
+_ktrace_cmds="list enable disable filter show reset probe record report stat hist latency ftrace export top help version"
 
 # Options of a command (or of probe SUB) as its --help lists them.
 _ktrace_opts()
@@ -150,6 +150,18 @@ _ktrace_words() # CUR WORDS...: COMPREPLY: the words that start with CUR
 	done
 }
 
+# ftrace's -f, -n and -g: the functions the kernel can trace
+# (available_filter_functions), for the last item of a comma list
+_ktrace_ffuncs()
+{
+	local dir=${KTRACE_TRACEFS:-/sys/kernel/tracing} pre= last=$cur
+	if [[ $cur == *,* ]]; then
+		pre=${cur%,*}, last=${cur##*,}
+	fi
+	COMPREPLY=($(awk -v p="$last" -v pre="$pre" 'index($1, p) == 1 { print pre $1 }' \
+		"$dir/available_filter_functions" 2>/dev/null | sort -u | head -500))
+}
+
 _ktrace()
 {
 	local cur prev words cword
@@ -212,6 +224,15 @@ _ktrace()
 		-l | --listen)
 			_ktrace_words "$cur" 127.0.0.1:19100 0.0.0.0:19100 '[::1]:19100'
 			__ltrim_colon_completions "$cur" 2>/dev/null
+			return ;;
+		esac
+	fi
+	if [[ $cmd == ftrace ]]; then
+		case $prev in
+		-f | --filter | -n | --notrace | -g | --graph-function)
+			_ktrace_ffuncs
+			return ;;
+		--depth | --threshold | -m | --buffer-size)
 			return ;;
 		esac
 	fi
@@ -309,7 +330,7 @@ _ktrace()
 			done
 			[[ -n $bin ]] && _ktrace_words "$cur" $(_ktrace_syms "$bin") ;;
 		esac ;;
-	record | stat | hist | latency)
+	record | stat | hist | latency | ftrace)
 		# after --: a command
 		for ((i = ci + 1; i < cword; i++)); do
 			if [[ ${words[i]} == -- ]]; then

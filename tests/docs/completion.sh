@@ -120,6 +120,19 @@ has "files for latency -x" "tests/docs/completion.sh" $KTRACE latency -x tests/d
 has "symbols of -x for latency -f" "main" $KTRACE latency -x "$KTRACE" -f mai
 check "no kernel functions for latency -f" "" $KTRACE latency -f mai
 has "a command after latency --" "true" $KTRACE latency --wakeup -- tru
+# ftrace: the traceable functions for -f, -n, -g (available_filter_functions
+# of a tree of its own: the fixtures' has none), a command after --
+ffdir=$(mktemp -d)
+printf 'vfs_read\nvfs_readv\nvfs_write\next4_file_read_iter [ext4]\n' > $ffdir/available_filter_functions
+KTRACE_TRACEFS=$ffdir
+check "ftrace among the commands" "$(printf '%s\n' filter ftrace)" $KTRACE f
+check "functions for ftrace -f" "$(printf '%s\n' vfs_read vfs_readv)" $KTRACE ftrace -f vfs_rea
+check "functions for ftrace -n: the last item of a list" "$(printf '%s\n' vfs_read,vfs_write)" \
+	$KTRACE ftrace -n vfs_read,vfs_w
+check "module functions for ftrace -g" "$(printf '%s\n' ext4_file_read_iter)" $KTRACE ftrace -g ext4_f
+has "a command after ftrace --" "true" $KTRACE ftrace -f vfs_read -- tru
+KTRACE_TRACEFS=$PWD/tests/fixtures/tracefs
+rm -r $ffdir
 # what needs the hist command itself: its options, its recipes
 if "$KTRACE" hist --help >/dev/null 2>&1; then
 	check "hist options from its --help" "$(printf '%s\n' --list-recipes)" $KTRACE hist --list
