@@ -100,11 +100,15 @@ expect_eq ftrace-graph-f-leaves 4 "$(printf '%s\n' "$OUT" | grep -cE " us \| $N\
 clean ftrace-graph-f
 
 # the top held by another tracer: refused, named, left as it was
+# (another tool's function tracer on one function: all of them under TCG
+# would take the CPU)
+echo $F > $T/set_ftrace_filter
 echo function > $T/current_tracer
 expect_exit ftrace-top-busy 1 ktrace ftrace -g $F -- $SC 1
 expect_contains ftrace-top-busy-says "$OUT" "current_tracer is 'function'"
 expect_eq ftrace-top-busy-kept function "$(cat $T/current_tracer)"
 echo nop > $T/current_tracer
+echo > $T/set_ftrace_filter
 clean ftrace-top-busy
 
 # --- SIGKILL: the next start puts back what the killed one set ----------
