@@ -333,6 +333,17 @@ void kt_profile_decay(struct kt_profile *p, unsigned int num,
 		      unsigned int den);
 void kt_profile_free(struct kt_profile *p);	/* empty again */
 
+/*
+ * report --pprof (cmd/pprof.c): replay rec into a gzip-compressed pprof
+ * profile at path ('-': standard output), written only when whole; input
+ * names the recording in its comments. Returns the replay's count or
+ * -errno; *error: 0, -ENODATA (no record had an address to profile),
+ * -ENOMEM or the write's -errno; *no_stack: records left out (no address).
+ */
+long kt_pprof_write(struct ktrace_record *rec, const char *path,
+		    const char *input, int *error,
+		    unsigned long long *no_stack);
+
 /* Flame graphs of folded stacks (cmd/flamegraph.c). */
 /*
  * report --perfetto (cmd/perfetto.c): replay rec into f as a Trace Event

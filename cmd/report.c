@@ -9,6 +9,7 @@
 static const char report_usage[] =
 	"Usage: ktrace report [-i FILE] [--json] [--raw] [--header] [--sort KEYS | --folded]\n"
 	"       ktrace report [-i FILE] --flamegraph FILE.svg | --perfetto FILE.json\n"
+	"       ktrace report [-i FILE] --pprof FILE.pb.gz\n"
 	"Print a recording made with `ktrace record -o FILE` exactly as the live\n"
 	"run would have printed it. The file is self-contained: it can be read on\n"
 	"another machine.\n"
@@ -29,6 +30,10 @@ static const char report_usage[] =
 	"      --perfetto FILE.json  the recording as a trace for the Perfetto UI or\n"
 	"                    chrome://tracing: sched_switch as per-CPU slices, other\n"
 	"                    records as instants with their fields, stacks, names\n"
+	"      --pprof FILE.pb.gz  the stacks as a profile in pprof's format (gzipped\n"
+	"                    protobuf) for go tool pprof, Pyroscope, Parca: samples\n"
+	"                    and periods (cpu-clock: nanoseconds) per event, locations,\n"
+	"                    mappings, functions, inlined frames\n"
 	"  -h, --help        this help\n";
 
 static const struct option report_opts[] = {
@@ -40,6 +45,7 @@ static const struct option report_opts[] = {
 	{ "folded", no_argument, NULL, 'F' },
 	{ "flamegraph", required_argument, NULL, 'G' },
 	{ "perfetto", required_argument, NULL, 'P' },
+	{ "pprof", required_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -57,6 +63,7 @@ struct report_run {
 	const char *input;		/* -i */
 	const char *svg;		/* --flamegraph */
 	const char *trace;		/* --perfetto */
+	const char *pprof;		/* --pprof */
 	bool raw, header, profile;	/* -D, --header, --sort or --folded */
 	struct ktrace_record *rec;
 	bool json;
@@ -309,6 +316,37 @@ static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
 	return KT_OK;
 }
 
+/* --pprof: the profile into path ('-': standard output). */
+static int pprof(struct kt_ctx *ctx, struct ktrace_record *rec,
+		 const char *path, const char *input)
+{
+	unsigned long long no_stack = 0;
+	int error = 0;
+	long n;
+
+	fflush(ctx->out);
+	n = kt_pprof_write(rec, path, input, &error, &no_stack);
+	note_truncated(ctx, rec, input, n);
+	if (n < 0)
+		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
+				n == -EBADMSG ?
+				"damaged or truncated after the last record written" :
+				strerror((int)-n));
+	if (error == -ENODATA)
+		return kt_error(ctx, KT_FAIL,
+				"'%s' has no stack or sampled address to profile (%llu records): record with -g, or a sampling event (-e cpu-clock)",
+				input, no_stack);
+	if (error)
+		return kt_error(ctx, KT_FAIL, error == -ENOMEM ?
+				"out of memory" : "cannot write '%s': %s",
+				path, strerror(-error));
+	if (no_stack)
+		fprintf(ctx->err,
+			"ktrace report: %llu records without a stack are not in the profile\n",
+			no_stack);
+	return KT_OK;
+}
+
 /* "comm,dso,sym" into run->keys; a usage error for anything else. */
 static int sort_parse(struct kt_ctx *ctx, struct report_run *run,
 		      const char *arg)
@@ -450,6 +488,9 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 		case 'P':
 			run->trace = optarg;
 			break;
+		case 'R':
+			run->pprof = optarg;
+			break;
 		case 'i':
 			run->input = optarg;
 			break;
@@ -491,6 +532,10 @@ static int report_check(struct report_run *run)
 			   ctx->json))
 		return kt_usage_error(ctx, report_usage,
 				      "--perfetto goes alone (it writes JSON of its own)");
+	if (run->pprof && (run->trace || run->profile || run->raw ||
+			   run->header || ctx->json))
+		return kt_usage_error(ctx, report_usage,
+				      "--pprof goes alone (it writes a profile of its own)");
 	if (run->folded && ctx->json)
 		return kt_usage_error(ctx, report_usage,
 				      "--folded and --flamegraph are not JSON");
@@ -559,6 +604,10 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 	}
 	if (run.trace)	/* it frees rec */
 		return perfetto(ctx, run.rec, run.trace, run.input);
+	if (run.pprof) {
+		ret = pprof(ctx, run.rec, run.pprof, run.input);
+		goto out;
+	}
 	if (run.header) {
 		print_header(ctx, run.rec);
 		ret = KT_OK;

@@ -270,7 +270,7 @@ _ktrace()
 		esac
 		__ltrim_colon_completions "$cur" 2>/dev/null
 		return ;;
-	-o | --output | -i | --input | --flamegraph | --perfetto)
+	-o | --output | -i | --input | --flamegraph | --perfetto | --pprof)
 		COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
 		return ;;
 	-x | --exec)

@@ -5,13 +5,14 @@
 #
 #   build        make (ktrace, libktrace, the test targets; STATIC=1 too:
 #                the -dev packages hold the .a files) and examples/demo.sh;
-#                libmicrohttpd-dev: ktrace export's server (shared build only)
+#                libmicrohttpd-dev: ktrace export's server (shared build only);
+#                protobuf-c (protoc-c and the library): report --pprof
 #   unit         + cmocka (make check-unit)
 #   static       + clang's analyzer (scan-build: clang-tools), mandoc,
 #                bash-completion (check-static)
 #   integration  + perf, tmux, strace, dwz, libc6-dbg, prometheus (its
-#                promtool too: t_export.sh)... (check-integration,
-#                check-asan)
+#                promtool too: t_export.sh), go (go tool pprof reads report
+#                --pprof: t_pprof.sh)... (check-integration, check-asan)
 #   browser      + chromium (the integration test of the HTML flame graph)
 #   vm           + qemu for x86-64 and arm64, busybox-static, cpio, the arm64
 #                cross compiler and :arm64 -dev packages (check-vm, make arm64)
@@ -28,17 +29,17 @@ set -e
 # Tiers and what each needs besides the build tier, as the tests use it.
 pkgs_build="build-essential pkg-config libtracefs-dev libtraceevent-dev
 libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev
-libmicrohttpd-dev"
+libmicrohttpd-dev protobuf-c-compiler libprotobuf-c-dev"
 pkgs_unit="libcmocka-dev"
 pkgs_static="clang-14 clang-tools mandoc bash-completion python3"
 pkgs_integration="python3 linux-perf tmux strace dwz libc6-dbg xz-utils
-procps man-db prometheus curl"
+procps man-db prometheus curl golang-go"
 pkgs_browser="chromium fonts-dejavu-core"
 pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 libtracefs-dev:arm64 libtraceevent-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
 libbpf-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
-libbz2-dev:arm64"
+libbz2-dev:arm64 libprotobuf-c-dev:arm64"
 pkgs_fuzz="clang-14 libclang-rt-14-dev"
 pkgs_bench="linux-perf trace-cmd valgrind bc libc6-dbg bpftrace"
 all_tiers="unit static integration browser vm fuzz bench"

@@ -29,7 +29,8 @@
  * Table sections are lists of entries up to the end of the payload. A
  * string is u32 length, the bytes, then a NUL (not counted). A type may
  * occur several times; the reader concatenates the tables.
- *	META	  str key, str value		(kernel release, command line...)
+ *	META	  str key, str value		(kernel release, command line,
+ *		  "clock": "REALTIME MONOTONIC" ns read at the start...)
  *	ATTR	  u32 perf type, u32 flags (bit 0: sample_id_all), u64 config,
  *		  u64 sample_type, u32 clockid, str name ("system:event")
  *		  - the n-th ATTR entry of the file is attr index n

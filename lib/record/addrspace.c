@@ -705,6 +705,16 @@ static int fcache_frames(struct kt_addrspace *as, const struct ubin *b,
 	return e->nfr;
 }
 
+const struct kt_map *kt_addrspace_map_of(struct kt_addrspace *as, int pid,
+					 uint64_t ip)
+{
+	const struct kt_map *m;
+	uint64_t off;
+
+	user_loc(as, pid, ip, &off, &m);
+	return m;
+}
+
 int kt_addrspace_user_frames(struct kt_addrspace *as, int pid, uint64_t ip,
 			     struct ktrace_frame *v, int max)
 {

@@ -90,6 +90,10 @@ const char *kt_addrspace_user_text(struct kt_addrspace *as, int pid,
 /* The same as frames (strings owned by as) into v, at most max (>= 1). */
 int kt_addrspace_user_frames(struct kt_addrspace *as, int pid, uint64_t ip,
 			     struct ktrace_frame *v, int max);
+/* The mapping holding user address ip of pid at the time of the record
+ * being decoded (owned by as), or NULL. */
+const struct kt_map *kt_addrspace_map_of(struct kt_addrspace *as, int pid,
+					 uint64_t ip);
 /* A string owned by as, equal to s[0..n): one copy of each. NULL when out
  * of memory. */
 const char *kt_addrspace_intern(struct kt_addrspace *as, const char *s,

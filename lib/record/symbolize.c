@@ -169,3 +169,28 @@ int ktrace_record_frames(struct ktrace_record *r,
 	}
 	return n;
 }
+
+const struct kt_map *kt_record_user_map(struct ktrace_record *r, int pid,
+					uint64_t ip)
+{
+	if (kt_kernel_ip(ip))
+		return NULL;
+	return kt_addrspace_map_of(&r->as, pid, ip);
+}
+
+enum kt_period_unit kt_record_period_unit(const struct ktrace_record *r,
+					  int event)
+{
+	const struct rec_event *e;
+
+	if (event < 0 || event >= r->evt.nev)
+		return KT_PERIOD_RECORDS;
+	e = &r->evt.ev[event];
+	if (e->type == PERF_TYPE_TRACEPOINT)
+		return KT_PERIOD_RECORDS;
+	if (e->type == PERF_TYPE_SOFTWARE &&
+	    (e->config == PERF_COUNT_SW_CPU_CLOCK ||
+	     e->config == PERF_COUNT_SW_TASK_CLOCK))
+		return KT_PERIOD_NS;
+	return KT_PERIOD_EVENTS;
+}

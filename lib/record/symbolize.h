@@ -19,6 +19,7 @@
 #include "sym/symtab.h"
 
 struct ktrace_frame;
+struct ktrace_record;
 struct ktrace_sample;
 
 struct kt_symbolizer {
@@ -65,6 +66,22 @@ static inline const char *kt_symbolize_text(struct kt_symbolizer *sy,
  * address when own_ip (a sampling event), and its call chain. */
 void kt_symbolize_mark(struct kt_symbolizer *sy, struct kt_addrspace *as,
 		       const struct ktrace_sample *s, bool own_ip);
+/*
+ * For profiles in other formats (report --pprof): the user mapping that
+ * holds frame address ip of pid when s was recorded (start, length, file
+ * offset, path; owned by r), or NULL (a kernel address, no mapping).
+ */
+const struct kt_map *kt_record_user_map(struct ktrace_record *r, int pid,
+					uint64_t ip);
+/* What the period of event's samples counts. */
+enum kt_period_unit {
+	KT_PERIOD_RECORDS,	/* a tracepoint or probe: 1 a record */
+	KT_PERIOD_NS,		/* cpu-clock, task-clock: nanoseconds */
+	KT_PERIOD_EVENTS,	/* other sampling events: their events */
+};
+enum kt_period_unit kt_record_period_unit(const struct ktrace_record *r,
+					  int event);
+
 /*
  * libtraceevent's function resolver for %ps/%pS fields and :symbol probe
  * arguments (priv is the symbolizer): the kernel symbol holding *addrp.

@@ -4,6 +4,7 @@
  * (lib/kfile/kfile.h), for ktrace report to replay (replay.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -68,6 +69,26 @@ static void writer_sink(void *ctx, const struct perf_event_header *h,
 	kt_kfw_record(r->w.kfw, h);
 }
 
+/*
+ * META "clock": "REALTIME MONOTONIC", both in ns, read one after the
+ * other, so that a reader can put a record's time (CLOCK_MONOTONIC) on
+ * the calendar (report --pprof's time_nanos).
+ */
+static int write_clock(struct kt_kfw *kfw)
+{
+	struct timespec rt, mono;
+	char v[48];
+
+	if (clock_gettime(CLOCK_REALTIME, &rt) ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono))
+		return 0;
+	snprintf(v, sizeof(v), "%llu %llu",
+		 (unsigned long long)rt.tv_sec * 1000000000ull + rt.tv_nsec,
+		 (unsigned long long)mono.tv_sec * 1000000000ull +
+		 mono.tv_nsec);
+	return kt_kfw_meta(kfw, "clock", v);
+}
+
 /* The file's header: what the recording is of; 0 or -1. */
 static int write_header(struct ktrace_record *r, const char *cmdline)
 {
@@ -82,6 +103,7 @@ static int write_header(struct ktrace_record *r, const char *cmdline)
 	ret |= kt_kfw_meta(kfw, "ktrace", KTRACE_VERSION);
 	if (cmdline)
 		ret |= kt_kfw_meta(kfw, "command", cmdline);
+	ret |= write_clock(kfw);
 	for (int i = 0; i < t->nev; i++) {
 		struct kt_kf_attr a = {
 			.type = t->ev[i].type,

@@ -68,6 +68,7 @@ check "--call-graph modes" "$(printf '%s\n' dwarf dwarf,16384 dwarf,8192)" $KTRA
 check "top --sort keys" "$(printf '%s\n' total)" $KTRACE top -s to
 has "probe sets for probe add -f" "file-opens" $KTRACE probe add -f file-
 has "files for report -i" "tests/docs/completion.sh" $KTRACE report -i tests/docs/comp
+has "files for report --pprof" "tests/docs/completion.sh" $KTRACE report --pprof tests/docs/comp
 has "files for record -o" "tests/docs/man_options.py" $KTRACE record -o tests/docs/man
 # symbols of the -x binary for probe add (its ELF symbols)
 has "symbols of -x" "main" $KTRACE probe add -x "$KTRACE" mai
