@@ -347,6 +347,51 @@ static int record_finish(struct rec_cmd *rc, int ret)
 	return ret;
 }
 
+/*
+ * "N records captured; EVENT: COUNT, ..." with the events that have
+ * records only (a 'syscalls:*' recording has hundreds without), wrapped
+ * at 80 columns; the others counted at the end, or named when alone.
+ */
+static void summary_counts(struct rec_cmd *rc,
+			   const struct ktrace_record_stats *st)
+{
+	FILE *err = rc->ctx->err;
+	int nr = ktrace_record_nr_events(rc->rec), zero = 0, col, items = 0;
+	const char *zero_name = NULL;
+	char item[256];
+
+	col = fprintf(err, "ktrace record: %llu records captured",
+		      (unsigned long long)st->samples);
+	for (int i = 0; i <= nr; i++) {
+		if (i < nr && !st->per_event[i]) {
+			zero++;
+			zero_name = ktrace_record_event_name(rc->rec, i);
+			continue;
+		}
+		if (i < nr)
+			snprintf(item, sizeof(item), "%s: %llu",
+				 ktrace_record_event_name(rc->rec, i),
+				 (unsigned long long)st->per_event[i]);
+		else if (zero == 1)
+			snprintf(item, sizeof(item), "%s: 0", zero_name);
+		else if (zero)
+			snprintf(item, sizeof(item), "%d %sevents: 0",
+				 zero, items ? "other " : "");
+		else
+			break;
+		if (col + 2 + (int)strlen(item) > 79) {
+			fputs(items ? ",\n " : ";\n ", err);
+			col = 1;
+		} else {
+			fputs(items ? ", " : "; ", err);
+			col += 2;
+		}
+		col += fprintf(err, "%s", item);
+		items++;
+	}
+	fputc('\n', err);
+}
+
 /* What was captured, per event; what was lost, late or user space only. */
 static void record_summary(struct rec_cmd *rc)
 {
@@ -354,13 +399,7 @@ static void record_summary(struct rec_cmd *rc)
 	struct ktrace_record_stats st;
 
 	ktrace_record_stats(rc->rec, &st);
-	fprintf(err, "ktrace record: %llu records captured",
-		(unsigned long long)st.samples);
-	for (int i = 0; i < ktrace_record_nr_events(rc->rec); i++)
-		fprintf(err, "%s %s: %llu", i ? "," : ";",
-			ktrace_record_event_name(rc->rec, i),
-			(unsigned long long)st.per_event[i]);
-	fputc('\n', err);
+	summary_counts(rc, &st);
 	if (st.lost) {
 		fprintf(err, "ktrace record: LOST %llu records:",
 			(unsigned long long)st.lost);

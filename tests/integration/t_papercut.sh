@@ -59,3 +59,18 @@ t_report_every_mode_on_an_empty_recording() {
 	expect_eq "folded" "$($KTRACE report -i $PT.empty --folded)" "" || return 1
 	rm -f $PT.empty $PT.out $PT.err $PT.svg $PT.json
 }
+
+# The end-of-record summary stays short: events with records only, the
+# others counted, wrapped at 80 columns (one 12 KB line before).
+t_record_summary_short() {
+	$KTRACE record -o $PT.dat -e 'syscalls:sys_enter_*' -- $SYSC 5 2>$PT.err ||
+		fail "record: $(cat $PT.err)" || return 1
+	expect_contains "summary" "$(cat $PT.err)" "syscalls:sys_enter_getppid: 5" || return 1
+	expect_eq "zero counts named" "$(grep -c 'sys_enter_[a-z0-9_]*: 0' $PT.err)" 0 || return 1
+	grep -qE '^ [0-9]+ other events: 0$|, [0-9]+ other events: 0$' $PT.err ||
+		fail "no count of the events without records: $(cat $PT.err)" || return 1
+	expect_eq "lines over 80 columns" "$(awk 'length > 80' $PT.err)" "" || return 1
+	$KTRACE record -o $PT.dat -e syscalls:sys_enter_getppid -- true 2>$PT.err
+	expect_contains "one event" "$(cat $PT.err)" "0 records captured; syscalls:sys_enter_getppid: 0" || return 1
+	rm -f $PT.dat $PT.err
+}
