@@ -31,7 +31,7 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 	unsigned int *hits;
 	int opt, n, matched, ret = KT_OK;
 
-	while ((opt = getopt_long(argc, argv, "+B:jh", enable_opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+:B:jh", enable_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'B':
@@ -44,9 +44,8 @@ static int enable_common(struct kt_ctx *ctx, int argc, char **argv, bool on)
 			fputs(enable_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, enable_usage,
-					      "bad option '%s'",
-					      argv[optind - 1]);
+			return kt_bad_option(ctx, enable_usage, opt,
+					     argv[optind - 1]);
 		}
 	}
 	argc -= optind;

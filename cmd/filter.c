@@ -35,7 +35,7 @@ int cmd_filter(struct kt_ctx *ctx, int argc, char **argv)
 	int opt, ret = KT_OK;
 
 	/* No '+': "--clear" may follow the event, as in the usage. */
-	while ((opt = getopt_long(argc, argv, "B:cjh", filter_opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, ":B:cjh", filter_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'B':
@@ -51,9 +51,8 @@ int cmd_filter(struct kt_ctx *ctx, int argc, char **argv)
 			fputs(filter_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, filter_usage,
-					      "bad option '%s'",
-					      argv[optind - 1]);
+			return kt_bad_option(ctx, filter_usage, opt,
+					     argv[optind - 1]);
 		}
 	}
 	argc -= optind;

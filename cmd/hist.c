@@ -202,7 +202,7 @@ static int hist_parse(struct hist_cmd *hc, int argc, char **argv)
 	struct kt_ctx *ctx = hc->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+e:k:v:s:p:ad:I:r:jh",
+	while ((opt = getopt_long(argc, argv, "+:e:k:v:s:p:ad:I:r:jh",
 				  hist_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
@@ -219,8 +219,9 @@ static int hist_parse(struct hist_cmd *hc, int argc, char **argv)
 		case OPT_LIST_RECIPES:
 			return kt_recipe_list(ctx, "hist");
 		case '?':
-			return kt_usage_error(ctx, hist_usage, "bad option '%s'",
-					      argv[optind - 1]);
+		case ':':
+			return kt_bad_option(ctx, hist_usage, opt,
+					     argv[optind - 1]);
 		}
 		ret = hist_opt(hc, opt, optarg);
 		if (ret)

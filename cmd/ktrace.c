@@ -164,6 +164,14 @@ int kt_usage_error(struct kt_ctx *ctx, const char *usage, const char *fmt, ...)
 	return KT_USAGE;
 }
 
+int kt_bad_option(struct kt_ctx *ctx, const char *usage, int opt,
+		  const char *arg)
+{
+	return kt_usage_error(ctx, usage, opt == ':' ?
+			      "missing argument for '%s'" : "bad option '%s'",
+			      arg);
+}
+
 struct ktrace_tfs *kt_tfs(struct kt_ctx *ctx)
 {
 	if (ctx->tfs)

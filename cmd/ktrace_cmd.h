@@ -57,6 +57,10 @@ int kt_error_detail(struct kt_ctx *ctx, int status,
 /* "unknown option" / "missing argument" style usage error: exit 2. */
 int kt_usage_error(struct kt_ctx *ctx, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* getopt's '?' (or ':', for optstrings that start "+:"): "bad option
+ * 'ARG'" or "missing argument for 'ARG'", a usage error. */
+int kt_bad_option(struct kt_ctx *ctx, const char *usage, int opt,
+		  const char *arg);
 
 /* " (run as root)" after a message whose cause is err when the cause is
  * a missing privilege (EACCES, EPERM), else "". */

@@ -276,16 +276,15 @@ static int lat_parse(struct lat_cmd *lc, int argc, char **argv)
 	struct kt_ctx *ctx = lc->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+f:x:k:p:ad:I:jgh",
+	while ((opt = getopt_long(argc, argv, "+:f:x:k:p:ad:I:jgh",
 				  latency_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(latency_usage, ctx->out);
 			return KT_OK;
 		}
-		if (opt == '?')
-			return kt_usage_error(ctx, latency_usage,
-					      "bad option '%s'",
-					      argv[optind - 1]);
+		if (opt == '?' || opt == ':')
+			return kt_bad_option(ctx, latency_usage, opt,
+					     argv[optind - 1]);
 		ret = lat_opt(lc, opt, optarg);
 		if (ret)
 			return ret;

@@ -154,7 +154,7 @@ static int list_parse(struct kt_ctx *ctx, struct list_cmd *lc, int *argc,
 {
 	int opt;
 
-	while ((opt = getopt_long(*argc, *argv, "+vfk:jh", list_opts,
+	while ((opt = getopt_long(*argc, *argv, "+:vfk:jh", list_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'v':
@@ -176,9 +176,8 @@ static int list_parse(struct kt_ctx *ctx, struct list_cmd *lc, int *argc,
 			fputs(list_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, list_usage,
-					      "bad option '%s'",
-					      (*argv)[optind - 1]);
+			return kt_bad_option(ctx, list_usage, opt,
+					     (*argv)[optind - 1]);
 		}
 	}
 	*argc -= optind;
@@ -226,7 +225,7 @@ static int list_print(struct kt_ctx *ctx, const struct list_cmd *lc,
 	bool detail = lc->fields || lc->fmt;
 	struct line_buf *lb = NULL;
 	struct kt_json *j = NULL;
-	int n = ktrace_events_count(evs), shown = 0, ret = KT_OK;
+	int n = ktrace_events_count(evs), ret = KT_OK;
 
 	if (ctx->json) {
 		j = kt_json(ctx);
@@ -245,7 +244,6 @@ static int list_print(struct kt_ctx *ctx, const struct list_cmd *lc,
 		ktrace_events_brief(evs, i, &b);
 		if (lc->kind >= 0 && (int)b.kind != lc->kind)
 			continue;
-		shown++;
 		if (lb && !detail)
 			print_brief(ctx->out, lb, &b);
 		else if (lb)
@@ -257,10 +255,8 @@ static int list_print(struct kt_ctx *ctx, const struct list_cmd *lc,
 	if (lb)
 		lb_flush(lb, ctx->out);
 	free(lb);
-	if (!shown && lc->kind >= 0)
-		ret = kt_error(ctx, KT_FAIL, "no %s event matches",
-			       ktrace_kind_name(lc->kind));
-	else if (j)
+	/* none of -k's kind is an empty list, as perf probe -l has it */
+	if (j)
 		kt_json_array_end(j);
 	return ret;
 }

@@ -244,7 +244,7 @@ static int add_parse(struct kt_ctx *ctx, struct add_cmd *a, int *argc,
 {
 	int opt;
 
-	while ((opt = getopt_long(*argc, *argv, "+x:g:nf:jh", add_opts,
+	while ((opt = getopt_long(*argc, *argv, "+:x:g:nf:jh", add_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'x':
@@ -269,8 +269,8 @@ static int add_parse(struct kt_ctx *ctx, struct add_cmd *a, int *argc,
 			fputs(probe_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
-					      (*argv)[optind - 1]);
+			return kt_bad_option(ctx, probe_usage, opt,
+					     (*argv)[optind - 1]);
 		}
 	}
 	*argc -= optind;
@@ -453,7 +453,7 @@ static int parse_list_opts(struct kt_ctx *ctx, int *argc, char ***argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(*argc, *argv, "+jh", list_opts, NULL)) !=
+	while ((opt = getopt_long(*argc, *argv, "+:jh", list_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'j':
@@ -463,8 +463,8 @@ static int parse_list_opts(struct kt_ctx *ctx, int *argc, char ***argv)
 			fputs(probe_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, probe_usage, "bad option '%s'",
-					      (*argv)[optind - 1]);
+			return kt_bad_option(ctx, probe_usage, opt,
+					     (*argv)[optind - 1]);
 		}
 	}
 	*argc -= optind;

@@ -227,7 +227,7 @@ static int record_parse(struct rec_cmd *rc, int argc, char **argv)
 	struct kt_ctx *ctx = rc->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+e:p:aC:m:go:jd:c:F:h",
+	while ((opt = getopt_long(argc, argv, "+:e:p:aC:m:go:jd:c:F:h",
 				  record_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(record_usage, ctx->out);
@@ -237,8 +237,8 @@ static int record_parse(struct rec_cmd *rc, int argc, char **argv)
 		if (ret < 0)
 			ret = record_opt(rc, opt, optarg);
 		if (ret < 0)
-			ret = kt_usage_error(ctx, record_usage,
-					     "bad option '%s'", argv[optind - 1]);
+			ret = kt_bad_option(ctx, record_usage, opt,
+					    argv[optind - 1]);
 		if (ret)
 			return ret;
 	}

@@ -467,7 +467,7 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 	struct kt_ctx *ctx = run->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+i:jDs:h", report_opts,
+	while ((opt = getopt_long(argc, argv, "+:i:jDs:h", report_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -507,9 +507,8 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 			fputs(report_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, report_usage,
-					      "bad option '%s'",
-					      argv[optind - 1]);
+			return kt_bad_option(ctx, report_usage, opt,
+					     argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -30,7 +30,7 @@ int cmd_reset(struct kt_ctx *ctx, int argc, char **argv)
 	bool removed = false;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+B:jh", reset_opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+:B:jh", reset_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'B':
@@ -43,8 +43,8 @@ int cmd_reset(struct kt_ctx *ctx, int argc, char **argv)
 			fputs(reset_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, reset_usage, "bad option '%s'",
-					      argv[optind - 1]);
+			return kt_bad_option(ctx, reset_usage, opt,
+					     argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

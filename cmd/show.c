@@ -36,9 +36,15 @@ static void show_text(FILE *f, const struct ktrace_inst_state *st)
 		fprintf(f, "    %s\n", *e);
 	fprintf(f, "  filters:%s\n", st->filters[0] ? "" : " none");
 	for (char **e = st->filters; *e; e++) {
-		char *tab = strchr(*e, '\t');
+		char *tab = strchr(*e, '\t'), *perr = strchr(tab + 1, '\t');
 
-		fprintf(f, "    %.*s: %s\n", (int)(tab - *e), *e, tab + 1);
+		fprintf(f, "    %.*s: %.*s", (int)(tab - *e), *e,
+			perr ? (int)(perr - tab - 1) : (int)strlen(tab + 1),
+			tab + 1);
+		if (perr)
+			fprintf(f, "  (refused by the kernel, not applied: %s)",
+				perr + 1);
+		fputc('\n', f);
 	}
 }
 
@@ -58,14 +64,21 @@ static void show_json(struct kt_json *j,
 	kt_json_key(j, "filters");
 	kt_json_array_begin(j);
 	for (char **e = st->filters; *e; e++) {
-		char *tab = strchr(*e, '\t');
+		char *tab = strchr(*e, '\t'), *perr = strchr(tab + 1, '\t');
 
 		*tab = '\0';
+		if (perr)
+			*perr = '\0';
 		kt_json_object_begin(j);
 		kt_jstr(j, "event", *e);
 		kt_jstr(j, "filter", tab + 1);
+		kt_jbool(j, "applied", !perr);
+		if (perr)
+			kt_jstr(j, "kernel_error", perr + 1);
 		kt_json_object_end(j);
 		*tab = '\t';
+		if (perr)
+			*perr = '\t';
 	}
 	kt_json_array_end(j);
 	kt_json_object_end(j);
@@ -104,7 +117,7 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 	char **names = NULL;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+B:ajh", show_opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+:B:ajh", show_opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'B':
@@ -120,8 +133,8 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv)
 			fputs(show_usage, ctx->out);
 			return KT_OK;
 		default:
-			return kt_usage_error(ctx, show_usage, "bad option '%s'",
-					      argv[optind - 1]);
+			return kt_bad_option(ctx, show_usage, opt,
+					     argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -225,7 +225,7 @@ static int stat_parse(struct stat_cmd *sc, int argc, char **argv)
 	int opt, ret;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "+e:p:aC:I:d:jh", stat_opts,
+	while ((opt = getopt_long(argc, argv, "+:e:p:aC:I:d:jh", stat_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'I':
@@ -246,8 +246,8 @@ static int stat_parse(struct stat_cmd *sc, int argc, char **argv)
 		}
 		ret = kt_capture_opt(ctx, &sc->co, opt, optarg);
 		if (ret < 0)
-			ret = kt_usage_error(ctx, stat_usage, "bad option '%s'",
-					     argv[optind - 1]);
+			ret = kt_bad_option(ctx, stat_usage, opt,
+					    argv[optind - 1]);
 		if (ret)
 			return ret;
 	}

@@ -435,7 +435,7 @@ static int top_parse(struct top_run *run, int argc, char **argv)
 	struct kt_target *tg = &run->co.tg;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+e:F:c:p:aC:I:d:n:zs:h",
+	while ((opt = getopt_long(argc, argv, "+:e:F:c:p:aC:I:d:n:zs:h",
 				  top_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(top_usage, ctx->out);
@@ -445,8 +445,8 @@ static int top_parse(struct top_run *run, int argc, char **argv)
 		if (ret < 0)
 			ret = top_opt(run, opt, optarg);
 		if (ret < 0)
-			ret = kt_usage_error(ctx, top_usage, "bad option '%s'",
-					     argv[optind - 1]);
+			ret = kt_bad_option(ctx, top_usage, opt,
+					    argv[optind - 1]);
 		if (ret)
 			return ret;
 	}

@@ -190,7 +190,12 @@ struct ktrace_inst_state {
 	bool tracing_on;
 	long buffer_size_kb;	/* per CPU */
 	char **enabled;		/* "system:event", NULL-terminated */
-	char **filters;		/* "system:event\tEXPR", NULL-terminated */
+	/*
+	 * "system:event\tEXPR", NULL-terminated; a filter the kernel
+	 * refused (left in the file, not applied) has a third field, the
+	 * kernel's message: "system:event\tEXPR\tMSG".
+	 */
+	char **filters;
 	bool owned;		/* created by ktrace */
 };
 /* Fill st from inst; release with ktrace_inst_state_clear(). */

@@ -238,15 +238,32 @@ static int split_event(const char *spec, char **sys, char **ev)
 }
 
 /* The current filter text of an event (first line; "none" -> NULL). */
+/*
+ * The filter of sys:ev into *out (NULL: none; the caller frees it). A
+ * filter the kernel refused stays in the file, not applied, followed by a
+ * caret line and "parse_error: MSG": with rejected, *out is then
+ * "EXPR\tMSG"; without, EXPR alone.
+ */
 static int filter_read(struct ktrace_inst *inst, const char *sys,
-		       const char *ev, char **out)
+		       const char *ev, char **out, bool rejected)
 {
 	char *buf = kt_event_read(inst, sys, ev, "filter", NULL);
+	char *perr = buf ? strstr(buf, "\nparse_error:") : NULL;
+	size_t len;
 
 	*out = NULL;
 	if (!buf)
 		return -errno;
-	buf[strcspn(buf, "\n")] = '\0';
+	len = strcspn(buf, "\n");
+	if (rejected && perr) {
+		perr += strlen("\nparse_error:");
+		perr += strspn(perr, " ");
+		perr[strcspn(perr, "\n")] = '\0';
+		buf[len++] = '\t';
+		memmove(buf + len, perr, strlen(perr) + 1);
+	} else {
+		buf[len] = '\0';
+	}
 	if (!strcmp(buf, "none") || !*buf)
 		free(buf);
 	else
@@ -309,7 +326,7 @@ int ktrace_inst_filter_set(struct ktrace_inst *inst, const char *event,
 		if (ret)
 			goto out;
 	}
-	ret = filter_read(inst, sys, ev, &old);
+	ret = filter_read(inst, sys, ev, &old, false);
 	if (ret) {
 		ret = kt_err_set(err, -ret, "no such event '%s'", event);
 		goto out;
@@ -392,7 +409,8 @@ static int collect_filters(struct ktrace_inst *inst, char ***out)
 			if (e->d_name[0] == '.' ||
 			    (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
 				continue;
-			if (filter_read(inst, s->d_name, e->d_name, &f) || !f)
+			if (filter_read(inst, s->d_name, e->d_name, &f,
+					true) || !f)
 				continue;
 			if (asprintf(&line, "%s:%s\t%s", s->d_name, e->d_name,
 				     f) < 0)

@@ -1033,6 +1033,56 @@ static void test_cli_enable_instance(void **state)
 	assert_int_equal(stat(path, &st), 0);
 }
 
+/*
+ * Issue 28's papercuts: show says a filter the kernel refused (it stays
+ * in the file, not applied); a missing option argument is named as
+ * such; a kind without events is an empty list, exit 0.
+ */
+static void test_cli_papercuts(void **state)
+{
+	struct cli_result r;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "%s/tracefs/events/sched/sched_switch/filter",
+		 (char *)*state);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("prev_pid ==\n           ^\nparse_error: Invalid value (did you forget quotes)?\n",
+	      f);
+	fclose(f);
+	r = run_cli("show", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "    sched:sched_switch: prev_pid ==  (refused by the kernel, not applied: Invalid value (did you forget quotes)?)\n"));
+	assert_null(strstr(r.out, "^"));
+	cli_result_free(&r);
+	r = run_cli("--json", "show", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "{\"event\": \"sched:sched_switch\", \"filter\": \"prev_pid ==\", \"applied\": false, \"kernel_error\": \"Invalid value (did you forget quotes)?\"}"));
+	cli_result_free(&r);
+	r = run_cli("probe", "add", "-f", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "ktrace probe: missing argument for '-f'\n"));
+	cli_result_free(&r);
+	r = run_cli("record", "--output", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "missing argument for '--output'\n"));
+	cli_result_free(&r);
+	r = run_cli("record", "-z", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "bad option '-z'\n"));
+	cli_result_free(&r);
+	r = run_cli("list", "--kind", "kretprobe", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "");
+	cli_result_free(&r);
+	r = run_cli("--json", "list", "--kind", "kretprobe", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "[]\n");
+	cli_result_free(&r);
+}
+
 /* Numbers out of range or not numbers: exit 2 and one line, before
  * anything is opened (no wrap to PID 1 or CPU 0, no endless -d). */
 static void test_cli_numbers_strict(void **state)
@@ -1087,6 +1137,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errlog_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_and_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_papercuts, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_cli_list_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_bad_input_leaves_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_help_version, setup, teardown),
