@@ -25,6 +25,7 @@ static const struct cmd commands[] = {
 	{ "reset", cmd_reset, "disable events and clear filters of an instance" },
 	{ "probe", cmd_probe, "add, list and delete kprobes and uprobes" },
 	{ "record", cmd_record, "record events through perf ring buffers" },
+	{ "trace", cmd_trace, "system calls as strace shows them: strings, errors, durations" },
 	{ "report", cmd_report, "print a recording made with record -o" },
 	{ "stat", cmd_stat, "count events (like perf stat)" },
 	{ "top", cmd_top, "live view: hottest symbols, events a second (like perf top)" },

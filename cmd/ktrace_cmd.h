@@ -118,6 +118,7 @@ int cmd_show(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_reset(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_probe(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
+int cmd_trace(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_top(struct kt_ctx *ctx, int argc, char **argv);

@@ -6,7 +6,7 @@
 # from `ktrace hist --list-recipes`, an event's fields from `ktrace list -v
 # EVENT` and a binary's function symbols from nm.
 
-_ktrace_cmds="list enable disable filter show reset probe record report stat hist latency ftrace export top help version"
+_ktrace_cmds="list enable disable filter show reset probe record trace report stat hist latency ftrace export top help version"
 
 # Options of a command (or of probe SUB) as its --help lists them.
 _ktrace_opts()
