@@ -15,9 +15,12 @@
  *    were inlined into last, as pprof orders them; an address no symbol
  *    holds has no line (pprof shows it as an address);
  *  - a mapping per mapped file range (user space, from the recording's
- *    mappings: start, limit, file offset, path) and one per kernel image
- *    or module, spanning the addresses seen;
- *  - a function per (name, file), names as ktrace prints them.
+ *    mappings: start, limit, file offset, path, build-id) and one per
+ *    kernel image or module, spanning the addresses seen;
+ *  - a function per (name, source file), names as ktrace prints them,
+ *    its linkage name, file and start line from the recording's source
+ *    lines (USRC, read from DWARF by record), which also give each line
+ *    its number.
  * Records without an address (a tracepoint recorded without -g) have no
  * stack to profile: they are left out and counted; a recording with none
  * but such records is refused.
@@ -185,16 +188,20 @@ static int64_t str_idx(struct pp_run *run, const char *s)
 	return id - 1;	/* "" was added first: id 1 is index 0 */
 }
 
-/* The id of function name (in no known file); 0: out of memory. */
-static uint64_t func_id(struct pp_run *run, const char *name)
+/* The id of function name of src (its file, start, linkage name); 0: out
+ * of memory. */
+static uint64_t func_id(struct pp_run *run, const char *name,
+			const struct kt_src *src)
 {
-	int64_t n = str_idx(run, name);
+	int64_t key[2] = { str_idx(run, name),
+			   str_idx(run, src->file ? src->file : "") };
+	int64_t sys = str_idx(run, src->sysname ? src->sysname : name);
 	bool fresh;
 	uint32_t id;
 
-	if (n < 0)
+	if (key[0] < 0 || key[1] < 0 || sys < 0)
 		return 0;
-	id = tab_id(&run->funcs, &n, sizeof(n), &fresh);
+	id = tab_id(&run->funcs, key, sizeof(key), &fresh);
 	if (!id || (fresh && vec_room(&run->func, &run->cap_func, id,
 				      sizeof(*run->func))))
 		return 0;
@@ -203,8 +210,10 @@ static uint64_t func_id(struct pp_run *run, const char *name)
 
 		perftools__profiles__function__init(f);
 		f->id = id;
-		f->name = n;
-		f->system_name = n;
+		f->name = key[0];
+		f->system_name = sys;
+		f->filename = key[1];
+		f->start_line = src->start;
 	}
 	return id;
 }
@@ -244,6 +253,11 @@ static uint64_t map_id(struct pp_run *run, int pid, const struct ktrace_frame *f
 		mp->memory_start = m ? m->start : f->ip;
 		mp->memory_limit = m ? m->start + m->len : f->ip + 1;
 		mp->file_offset = key.pgoff;
+		if (m && kt_record_build_id(run->rec, m->path))
+			mp->build_id = str_idx(run, kt_record_build_id(
+						run->rec, m->path));
+		if (mp->build_id < 0)
+			return (uint64_t)-1;
 	} else if (kernel) {
 		if (f->ip < mp->memory_start)
 			mp->memory_start = f->ip;
@@ -253,8 +267,8 @@ static uint64_t map_id(struct pp_run *run, int pid, const struct ktrace_frame *f
 	return id;
 }
 
-/* The location's lines: the frames fr[0..n), innermost first. */
-static int loc_lines(struct pp_run *run, pp_loc *l, pp_map *mp,
+/* The location's lines: the frames fr[0..n) of pid, innermost first. */
+static int loc_lines(struct pp_run *run, int pid, pp_loc *l, pp_map *mp,
 		     const struct ktrace_frame *fr, int n)
 {
 	if (!strcmp(fr[n - 1].sym, "[unknown]"))
@@ -264,14 +278,21 @@ static int loc_lines(struct pp_run *run, pp_loc *l, pp_map *mp,
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		pp_line *ln = malloc(sizeof(*ln));
+		struct kt_src src;
 
 		if (!ln)
 			return -ENOMEM;
 		perftools__profiles__line__init(ln);
 		l->line[l->n_line++] = ln;
-		ln->function_id = func_id(run, fr[i].sym);
+		kt_record_user_src(run->rec, pid, fr[i].ip, i, &src);
+		ln->function_id = func_id(run, fr[i].sym, &src);
+		ln->line = src.line;
 		if (!ln->function_id)
 			return -ENOMEM;
+		if (mp) {
+			mp->has_filenames |= src.file != NULL;
+			mp->has_line_numbers |= src.line > 0;
+		}
 	}
 	if (mp) {
 		mp->has_functions = true;
@@ -306,7 +327,7 @@ static uint64_t loc_id(struct pp_run *run, int pid,
 	l->id = id;
 	l->mapping_id = key[0];
 	l->address = f->ip;
-	return loc_lines(run, l, key[0] ? &run->map[key[0] - 1] : NULL,
+	return loc_lines(run, pid, l, key[0] ? &run->map[key[0] - 1] : NULL,
 			 fr, n) ? 0 : id;
 }
 

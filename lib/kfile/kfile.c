@@ -71,7 +71,7 @@ static void bb_str(struct kt_buf *b, const char *s)
 
 /* ---------------------------------------------------------------- writer */
 
-#define KF_NR_TABLES 10	/* indexed by type, META..UFRAMES */
+#define KF_NR_TABLES 12	/* indexed by type, META..BUILDIDS */
 
 struct kt_kfw {
 	int fd;
@@ -393,6 +393,38 @@ int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
 	return 0;
 }
 
+int kt_kfw_usrc(struct kt_kfw *w, const char *path, uint64_t vaddr,
+		const char *src)
+{
+	struct kt_buf *b = &w->tab[KT_KF_USRC];
+	int err;
+
+	if (!path || !src)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_USRC, 8 + str_need(path) + str_need(src));
+	if (err)
+		return err;
+	bb_str(b, path);
+	bb_u64(b, vaddr);
+	bb_str(b, src);
+	return 0;
+}
+
+int kt_kfw_build_id(struct kt_kfw *w, const char *path, const char *id)
+{
+	struct kt_buf *b = &w->tab[KT_KF_BUILDIDS];
+	int err;
+
+	if (!path || !id)
+		return -EINVAL;
+	err = tab_reserve(w, KT_KF_BUILDIDS, str_need(path) + str_need(id));
+	if (err)
+		return err;
+	bb_str(b, path);
+	bb_str(b, id);
+	return 0;
+}
+
 int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m)
 {
 	struct kt_buf *b = &w->tab[KT_KF_MMAPS];
@@ -509,6 +541,7 @@ struct kt_kfile {
 	uint64_t len;
 	struct vec bufs;	/* unsigned char * payloads strings point into */
 	struct vec meta, attrs, ids, formats, ksyms, comms, mmaps, uframes;
+	struct vec usrcs, build_ids;
 	const char *header_page;
 	struct vec chunks;	/* struct chunk */
 	uint64_t nr_records, data_bytes;
@@ -687,6 +720,21 @@ static int read_entry(struct kt_kfile *f, uint32_t type, struct cur *c)
 			return -EBADMSG;
 		return vec_add(&f->uframes, &e, sizeof(e));
 	}
+	case KT_KF_USRC: {
+		struct kt_kf_uframe e;
+
+		if (get_str(c, &e.path) || get_u64(c, &e.vaddr) ||
+		    get_str(c, &e.text))
+			return -EBADMSG;
+		return vec_add(&f->usrcs, &e, sizeof(e));
+	}
+	case KT_KF_BUILDIDS: {
+		struct kt_kf_buildid e;
+
+		if (get_str(c, &e.path) || get_str(c, &e.id))
+			return -EBADMSG;
+		return vec_add(&f->build_ids, &e, sizeof(e));
+	}
 	default:
 		return -EBADMSG;
 	}
@@ -863,7 +911,7 @@ static int kf_load(struct kt_kfile *f)
 		} else if (s.type == KT_KF_END) {
 			err = kf_load_end(f, &s, nsec);
 			end = true;
-		} else if (s.type >= KT_KF_META && s.type <= KT_KF_UFRAMES) {
+		} else if (s.type >= KT_KF_META && s.type <= KT_KF_BUILDIDS) {
 			err = kf_load_table(f, &s);
 		} else {
 			return -EBADMSG;
@@ -906,6 +954,8 @@ void kt_kfile_free(struct kt_kfile *f)
 	free(f->comms.v);
 	free(f->mmaps.v);
 	free(f->uframes.v);
+	free(f->usrcs.v);
+	free(f->build_ids.v);
 	free(f->chunks.v);
 	free(f->cbuf);
 	if (f->fd >= 0)
@@ -1042,6 +1092,8 @@ KF_TABLE_GETTER(kt_kfile_ksyms, struct kt_kf_ksym, ksyms)
 KF_TABLE_GETTER(kt_kfile_comms, struct kt_kf_comm, comms)
 KF_TABLE_GETTER(kt_kfile_mmaps, struct kt_kf_mmap, mmaps)
 KF_TABLE_GETTER(kt_kfile_uframes, struct kt_kf_uframe, uframes)
+KF_TABLE_GETTER(kt_kfile_usrcs, struct kt_kf_uframe, usrcs)
+KF_TABLE_GETTER(kt_kfile_build_ids, struct kt_kf_buildid, build_ids)
 
 const char *kt_kfile_meta_get(const struct kt_kfile *f, const char *key)
 {

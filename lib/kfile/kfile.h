@@ -47,6 +47,14 @@
  *		  frames the records' stacks need, as ktrace printed them
  *		  when recording ("sym+0xoff (path)", inlined functions on
  *		  lines before it), so that report needs no binary
+ *	USRC	  str binary path, u64 file address, str source lines: one line
+ *		  for each line of that UFRAMES text, "LINE START SYSNAME FILE"
+ *		  (the function's line at the address or the inlined call, the
+ *		  line it starts at, its linkage name or "-", its source file;
+ *		  0 and "" unknown), for report --pprof
+ *	BUILDIDS  str binary path, str build-id (lowercase hex) of the
+ *		  binaries the UFRAMES entries name
+ *		  - readers before USRC and BUILDIDS refuse a file with them
  *	DATA	  raw perf records (struct perf_event_header first, sizes a
  *		  multiple of 8), in time order across DATA sections
  *	END	  u64 number of records, u64 record bytes, u64 number of
@@ -82,6 +90,8 @@ enum kt_kf_type {
 	KT_KF_COMMS = 7,
 	KT_KF_MMAPS = 8,
 	KT_KF_UFRAMES = 9,
+	KT_KF_USRC = 10,
+	KT_KF_BUILDIDS = 11,
 	KT_KF_DATA = 16,
 	KT_KF_END = 255,
 };
@@ -139,6 +149,10 @@ struct kt_kf_uframe {
 	const char *text;
 };
 
+struct kt_kf_buildid {
+	const char *path, *id;
+};
+
 struct kt_kf_mmap {
 	uint32_t pid, tid;
 	uint64_t start, len, pgoff;
@@ -178,6 +192,9 @@ int kt_kfw_comm(struct kt_kfw *w, uint32_t pid, uint32_t tid,
 int kt_kfw_mmap(struct kt_kfw *w, const struct kt_kf_mmap *m);
 int kt_kfw_uframe(struct kt_kfw *w, const char *path, uint64_t vaddr,
 		  const char *text);
+int kt_kfw_usrc(struct kt_kfw *w, const char *path, uint64_t vaddr,
+		const char *src);
+int kt_kfw_build_id(struct kt_kfw *w, const char *path, const char *id);
 
 /*
  * Append one raw record (copied into the buffer; its size must be a
@@ -243,5 +260,10 @@ const struct kt_kf_comm *kt_kfile_comms(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_mmap *kt_kfile_mmaps(const struct kt_kfile *f, size_t *n);
 const struct kt_kf_uframe *kt_kfile_uframes(const struct kt_kfile *f,
 					    size_t *n);
+/* USRC entries: text holds the source lines */
+const struct kt_kf_uframe *kt_kfile_usrcs(const struct kt_kfile *f,
+					  size_t *n);
+const struct kt_kf_buildid *kt_kfile_build_ids(const struct kt_kfile *f,
+					       size_t *n);
 
 #endif /* KTRACE_KFILE_H */

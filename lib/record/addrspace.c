@@ -120,6 +120,10 @@ struct fcache_ent {
 	/* the text's lines as frames (ktrace_record_frames), made once */
 	struct ktrace_frame *fr;
 	int nfr;
+	/* where each line's function is in the source, one line each:
+	 * "LINE START SYSNAME FILE" (see kt_addrspace_user_src); NULL:
+	 * not known */
+	char *src;
 };
 
 /* One binary's symbols by virtual address plus its PT_LOAD segments. */
@@ -131,6 +135,7 @@ struct ubin {
 	struct kt_symtab syms;
 	struct kt_segs segs;	/* PT_LOAD; a JIT map: one, off == vaddr */
 	struct kt_dwarf_file *dw;	/* for inlined frames */
+	char *build_id;		/* hex, from the ELF file or the recording */
 	bool dw_tried;
 	bool loaded;		/* symbols and segments read (on first use:
 				 * reading them while the rings fill, a
@@ -186,6 +191,7 @@ static void ubin_load(struct ubin *b)
 		goto out;
 	if (kt_segs_read(&b->segs, elf))
 		kt_segs_free(&b->segs);
+	b->build_id = kt_elf_build_id_hex(elf);
 	/* A stripped binary (Debian's) names its local functions only in
 	 * its separate debug file. */
 	if (!kt_symtab_add_elf(&b->syms, elf))
@@ -258,6 +264,7 @@ static void ubin_pf_join(struct ubin *b)
 	b->syms = pf->b.syms;
 	b->segs = pf->b.segs;
 	b->dw = pf->b.dw;
+	b->build_id = pf->b.build_id;
 	b->dw_tried = true;
 	b->loaded = true;
 	free(pf->b.path);
@@ -334,8 +341,10 @@ static void ubin_free(struct ubin *b)
 	kt_symtab_free(&b->syms);
 	kt_segs_free(&b->segs);
 	kt_dwarf_file_free(b->dw);
+	free(b->build_id);
 	for (size_t c = 0; c < b->cache_cap; c++) {
 		free(b->cache[c].text);
+		free(b->cache[c].src);
 		for (int k = 0; k < b->cache[c].nfr; k++)
 			free((char *)b->cache[c].fr[k].sym);
 		free(b->cache[c].fr);
@@ -393,6 +402,7 @@ static struct fcache_ent *fcache_put(struct ubin *b, uint64_t off,
 	b->cache[i].text = text;
 	b->cache[i].fr = NULL;
 	b->cache[i].nfr = 0;
+	b->cache[i].src = NULL;
 	b->cache_n++;
 	return &b->cache[i];
 }
@@ -407,17 +417,67 @@ static struct fcache_ent *fcache_get(struct ubin *b, uint64_t off)
 }
 
 /*
+ * The source lines of a frame's text lines (n inlined + the function
+ * named sym): "LINE START SYSNAME FILE" each, '\n' between; NULL when
+ * out of memory.
+ */
+static char *src_text(const struct kt_srcline *src, int n, const char *sym)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	for (int i = 0; i <= n; i++) {
+		const char *sys = src[i].sysname ? src[i].sysname :
+				  i == n ? sym : "-";
+
+		fprintf(f, "%s%d %d %s %s", i ? "\n" : "", src[i].line,
+			src[i].start, sys, src[i].file ? src[i].file : "");
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* The text of a frame: its inlined functions inl[0..n), then name. */
+static char *frame_text(const struct ubin *b, char **inl, int n,
+			const char *name, uint64_t symoff)
+{
+	char *text = NULL, *dem = kt_demangle(name);
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f) {
+		/* offsets from the symbol's start, as perf prints them */
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s+0x%llx (inlined)\n", inl[i],
+				(unsigned long long)symoff);
+		fprintf(f, "%s+0x%llx (%s)", dem ? dem : name,
+			(unsigned long long)symoff, b->path);
+		if (fclose(f)) {
+			free(text);
+			text = NULL;
+		}
+	}
+	free(dem);
+	return text;
+}
+
+/*
  * The frame at file offset off of b (its text: kt_addrspace_user_text),
  * an entry of b's cache; NULL when no symbol holds the address.
  */
 static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 {
-	char *inl[16], *text = NULL, *dem;
 	struct fcache_ent *e = fcache_get(b, off);
-	const char *name = NULL;
+	struct kt_srcline src[17] = { { 0 } };
 	uint64_t symoff, vaddr = 0;
-	size_t len = 0;
-	FILE *f;
+	const char *name = NULL;
+	char *inl[16], *text;
 	int n;
 
 	if (e || b->from_file)
@@ -435,27 +495,16 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 		b->dw = kt_dwarf_file_open(b->path);
 		b->dw_tried = true;
 	}
-	n = b->dw ? kt_dwarf_inlines(b->dw, vaddr, inl, 16) : 0;
-	dem = kt_demangle(name);
-	f = open_memstream(&text, &len);
-	if (f) {
-		/* offsets from the symbol's start, as perf prints them */
-		for (int i = 0; i < n; i++)
-			fprintf(f, "%s+0x%llx (inlined)\n", inl[i],
-				(unsigned long long)symoff);
-		fprintf(f, "%s+0x%llx (%s)", dem ? dem : name,
-			(unsigned long long)symoff, b->path);
-		if (fclose(f)) {
-			free(text);
-			text = NULL;
-		}
-	}
+	n = b->dw ? kt_dwarf_inlines(b->dw, vaddr, inl, src, 16) : 0;
+	text = frame_text(b, inl, n, name, symoff);
+	e = text ? fcache_put(b, off, text) : NULL;
+	if (e)
+		e->src = src_text(src, n, name);
+	else
+		free(text);
 	for (int i = 0; i < n; i++)
 		free(inl[i]);
-	free(dem);
-	e = text ? fcache_put(b, off, text) : NULL;
-	if (!e)
-		free(text);
+	kt_srclines_free(src, n + 1);
 	return e;
 }
 
@@ -591,7 +640,10 @@ int kt_addrspace_marked_frames(struct kt_addrspace *as,
 				continue;
 			e = ubin_frame(b, b->used[c]);
 			if (e)
-				ret |= fn(ctx, b->path, e->off, e->text);
+				ret |= fn(ctx, &(struct kt_uframe){
+					.path = b->path, .off = e->off,
+					.text = e->text, .src = e->src,
+					.build_id = b->build_id });
 		}
 	}
 	return ret;
@@ -617,6 +669,43 @@ int kt_addrspace_load_frame(struct kt_addrspace *as, const char *path,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Printable ASCII only (untrusted text printed as is): 0 or -EINVAL. */
+static int check_text(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n') ||
+		    (unsigned char)*s >= 0x7f)
+			return -EINVAL;
+	return 0;
+}
+
+int kt_addrspace_load_src(struct kt_addrspace *as, const char *path,
+			  uint64_t off, const char *src)
+{
+	struct ubin *b = ubin_get(as, path);
+	struct fcache_ent *e = b ? fcache_get(b, off) : NULL;
+
+	if (!b)
+		return -ENOMEM;
+	if (!e || e->src || check_text(src))
+		return 0;	/* no such frame, or a bad one: ignored */
+	e->src = strdup(src);
+	return e->src ? 0 : -ENOMEM;
+}
+
+int kt_addrspace_load_build_id(struct kt_addrspace *as, const char *path,
+			       const char *id)
+{
+	struct ubin *b = ubin_get(as, path);
+
+	if (!b)
+		return -ENOMEM;
+	if (b->build_id || !*id || strspn(id, "0123456789abcdef") != strlen(id))
+		return 0;
+	b->build_id = strdup(id);
+	return b->build_id ? 0 : -ENOMEM;
 }
 
 /* ------------------------------------------------------------- profiles */
@@ -742,4 +831,55 @@ int kt_addrspace_user_frames(struct kt_addrspace *as, int pid, uint64_t ip,
 		v[0].dso = "[unknown]";
 	v[0].inlined = false;
 	return 1;
+}
+
+const char *kt_addrspace_build_id(struct kt_addrspace *as, const char *path)
+{
+	for (int i = 0; i < as->nr_ubin; i++)
+		if (!strcmp(as->ubin[i].path, path))
+			return as->ubin[i].build_id;
+	return NULL;
+}
+
+/* The k-th line of text (lines separated by '\n'), its length in *len. */
+static const char *nth_line(const char *text, int k, size_t *len)
+{
+	for (; k > 0 && text; k--) {
+		text = strchr(text, '\n');
+		text = text ? text + 1 : NULL;
+	}
+	if (text)
+		*len = strcspn(text, "\n");
+	return text;
+}
+
+int kt_addrspace_user_src(struct kt_addrspace *as, int pid, uint64_t ip,
+			  int k, struct kt_src *out)
+{
+	const struct kt_map *m;
+	struct fcache_ent *e;
+	const char *line, *sys;
+	struct ubin *b;
+	uint64_t off;
+	size_t len = 0, slen;
+	int at = 0;
+
+	memset(out, 0, sizeof(*out));
+	b = user_loc(as, pid, ip, &off, &m);
+	e = b ? ubin_frame(b, off) : NULL;
+	line = e && e->src ? nth_line(e->src, k, &len) : NULL;
+	/* "LINE START SYSNAME FILE" */
+	if (!line || sscanf(line, "%d %d %n", &out->line, &out->start,
+			    &at) < 2 || !at || (size_t)at >= len)
+		return -ENOENT;
+	sys = line + at;
+	slen = strcspn(sys, " \n");
+	if (slen && strncmp(sys, "-", slen))
+		out->sysname = kt_addrspace_intern(as, sys, slen);
+	if (sys + slen < line + len)	/* the file, after one blank */
+		out->file = kt_addrspace_intern(as, sys + slen + 1,
+						line + len - sys - slen - 1);
+	if (out->file && !*out->file)
+		out->file = NULL;
+	return 0;
 }

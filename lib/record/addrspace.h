@@ -101,14 +101,42 @@ const char *kt_addrspace_intern(struct kt_addrspace *as, const char *s,
 
 /* Note the frame of user address ip of pid for a file's frame table. */
 void kt_addrspace_mark(struct kt_addrspace *as, int pid, uint64_t ip);
+/* A frame for a file's tables: its binary (and its build-id, hex, NULL
+ * when unknown), file offset, text and source lines (NULL: unknown). */
+struct kt_uframe {
+	const char *path;
+	uint64_t off;
+	const char *text, *src;
+	const char *build_id;
+};
 /* Each frame noted so (named now: reading DWARF while the rings fill
  * costs records) to fn; non-zero when fn returned non-zero for any. */
-typedef int (*kt_addrspace_frame_fn)(void *ctx, const char *path,
-				     uint64_t off, const char *text);
+typedef int (*kt_addrspace_frame_fn)(void *ctx, const struct kt_uframe *f);
 int kt_addrspace_marked_frames(struct kt_addrspace *as,
 			       kt_addrspace_frame_fn fn, void *ctx);
 /* A user frame from a file (its UFRAMES table); 0 or -ENOMEM. */
 int kt_addrspace_load_frame(struct kt_addrspace *as, const char *path,
 			    uint64_t off, const char *text);
+/* Its source lines (USRC table), after it; a bad text is ignored. 0 or
+ * -ENOMEM. */
+int kt_addrspace_load_src(struct kt_addrspace *as, const char *path,
+			  uint64_t off, const char *src);
+/* The build-id (hex) of a binary (BUILDIDS table); 0 or -ENOMEM. */
+int kt_addrspace_load_build_id(struct kt_addrspace *as, const char *path,
+			       const char *id);
+/* The build-id (hex) of the binary at path, or NULL. */
+const char *kt_addrspace_build_id(struct kt_addrspace *as, const char *path);
+
+/* Where the k-th function of a user frame's text is in the source
+ * (k = 0: the innermost inlined one); strings owned by as, NULL when
+ * unknown. */
+struct kt_src {
+	const char *file;
+	int line, start;	/* 0: unknown */
+	const char *sysname;	/* its linkage (mangled) name */
+};
+/* That of user address ip of pid: 0, or -ENOENT when not known. */
+int kt_addrspace_user_src(struct kt_addrspace *as, int pid, uint64_t ip,
+			  int k, struct kt_src *out);
 
 #endif

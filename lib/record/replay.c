@@ -201,7 +201,8 @@ static int load_tables(struct ktrace_record *r)
 	const struct kt_kf_mmap *mm;
 	const struct kt_kf_ksym *ks;
 	const struct kt_kf_uframe *uf;
-	size_t nc, nm, nk, nu;
+	const struct kt_kf_buildid *bi;
+	size_t nc, nm, nk, nu, nb;
 
 	cm = kt_kfile_comms(r->file.kf, &nc);
 	for (size_t i = 0; i < nc; i++)
@@ -217,6 +218,15 @@ static int load_tables(struct ktrace_record *r)
 	for (size_t i = 0; i < nu; i++)
 		if (kt_addrspace_load_frame(&r->as, uf[i].path, uf[i].vaddr,
 					    uf[i].text))
+			return ENOMEM;
+	uf = kt_kfile_usrcs(r->file.kf, &nu);
+	for (size_t i = 0; i < nu; i++)
+		if (kt_addrspace_load_src(&r->as, uf[i].path, uf[i].vaddr,
+					  uf[i].text))
+			return ENOMEM;
+	bi = kt_kfile_build_ids(r->file.kf, &nb);
+	for (size_t i = 0; i < nb; i++)
+		if (kt_addrspace_load_build_id(&r->as, bi[i].path, bi[i].id))
 			return ENOMEM;
 	ks = kt_kfile_ksyms(r->file.kf, &nk);
 	for (size_t i = 0; i < nk; i++)

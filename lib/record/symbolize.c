@@ -178,6 +178,20 @@ const struct kt_map *kt_record_user_map(struct ktrace_record *r, int pid,
 	return kt_addrspace_map_of(&r->as, pid, ip);
 }
 
+int kt_record_user_src(struct ktrace_record *r, int pid, uint64_t ip, int k,
+		       struct kt_src *out)
+{
+	if (!kt_kernel_ip(ip))
+		return kt_addrspace_user_src(&r->as, pid, ip, k, out);
+	memset(out, 0, sizeof(*out));
+	return -ENOENT;
+}
+
+const char *kt_record_build_id(struct ktrace_record *r, const char *path)
+{
+	return kt_addrspace_build_id(&r->as, path);
+}
+
 enum kt_period_unit kt_record_period_unit(const struct ktrace_record *r,
 					  int event)
 {

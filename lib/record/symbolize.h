@@ -73,6 +73,12 @@ void kt_symbolize_mark(struct kt_symbolizer *sy, struct kt_addrspace *as,
  */
 const struct kt_map *kt_record_user_map(struct ktrace_record *r, int pid,
 					uint64_t ip);
+/* Where the k-th function of the frame at user address ip of pid is in
+ * the source (k = 0: the innermost inlined one): 0, or -ENOENT. */
+int kt_record_user_src(struct ktrace_record *r, int pid, uint64_t ip, int k,
+		       struct kt_src *out);
+/* The build-id (hex) of the binary at path, or NULL. */
+const char *kt_record_build_id(struct ktrace_record *r, const char *path);
 /* What the period of event's samples counts. */
 enum kt_period_unit {
 	KT_PERIOD_RECORDS,	/* a tracepoint or probe: 1 a record */

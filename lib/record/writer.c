@@ -224,10 +224,19 @@ int kt_writer_flush(struct ktrace_record *r, uint64_t now_ns, bool force)
 	return 0;
 }
 
-static int write_uframe(void *ctx, const char *path, uint64_t off,
-			const char *text)
+/* A user frame, its source lines and its binary's build-id (once). */
+static int write_uframe(void *ctx, const struct kt_uframe *f)
 {
-	return kt_kfw_uframe(ctx, path, off, text);
+	struct kt_writer *w = ctx;
+	int ret = kt_kfw_uframe(w->kfw, f->path, f->off, f->text);
+
+	if (f->src)
+		ret |= kt_kfw_usrc(w->kfw, f->path, f->off, f->src);
+	if (f->build_id && f->path != w->id_path) {
+		ret |= kt_kfw_build_id(w->kfw, f->path, f->build_id);
+		w->id_path = f->path;
+	}
+	return ret;
 }
 
 int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
@@ -240,7 +249,7 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 	ret |= write_new_tables(r);
 	/* user frames are named once, at the end: reading DWARF while the
 	 * rings fill would cost records */
-	ret |= kt_addrspace_marked_frames(&r->as, write_uframe, w->kfw);
+	ret |= kt_addrspace_marked_frames(&r->as, write_uframe, w);
 	/* the first write error sticks in the writer: its errno is said */
 	cerr = kt_kfw_close(w->kfw, bytes);
 	ret = cerr ? cerr : ret ? -EIO : 0;

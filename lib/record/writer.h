@@ -30,6 +30,8 @@ struct kt_writer {
 	int maps_written;	/* of the address space's mappings */
 	uint64_t flushed_ns;
 	struct trace_seq symseq;	/* symbol fields printed to mark them */
+	const char *id_path;	/* the binary whose build-id was written
+				 * last (not owned) */
 };
 
 void kt_writer_init(struct kt_writer *w);

@@ -155,34 +155,106 @@ void kt_dwarf_file_free(struct kt_dwarf_file *f)
 	free(f);
 }
 
-int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
-		     int max)
+void kt_srclines_free(struct kt_srcline *src, int n)
 {
-	Dwarf_Addr addr = vaddr + f->bias, dwbias = 0;
-	Dwarf_Die *cu, *scopes = NULL;
-	int n, k = 0;
+	for (int i = 0; i < n; i++) {
+		free(src[i].file);
+		free(src[i].sysname);
+	}
+}
 
-	cu = dwfl_module_addrdie(f->mod, addr, &dwbias);
-	if (!cu)
+/* The function's start line and linkage name (through its abstract
+ * origin, for an inlined one) into sl. */
+static void src_func(Dwarf_Die *fn, struct kt_srcline *sl)
+{
+	Dwarf_Attribute a;
+	const char *ln;
+
+	if (dwarf_decl_line(fn, &sl->start))
+		sl->start = 0;
+	ln = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &a));
+	sl->sysname = ln ? strdup(ln) : NULL;
+}
+
+/* The file and line where inlined scope in was called, from its cu. */
+static void src_call_site(Dwarf_Die *cu, Dwarf_Die *in, struct kt_srcline *sl)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word fidx = 0, line = 0;
+	Dwarf_Files *files;
+	const char *name;
+	size_t nf;
+
+	if (dwarf_formudata(dwarf_attr(in, DW_AT_call_file, &a), &fidx) ||
+	    dwarf_formudata(dwarf_attr(in, DW_AT_call_line, &a), &line) ||
+	    dwarf_getsrcfiles(cu, &files, &nf) || fidx >= nf)
+		return;
+	name = dwarf_filesrc(files, fidx, NULL, NULL);
+	sl->file = name ? strdup(name) : NULL;
+	sl->line = (int)line;
+}
+
+/* The source line of module address addr itself. */
+static void src_addr(struct kt_dwarf_file *f, Dwarf_Addr addr,
+		     struct kt_srcline *sl)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, addr);
+	const char *name = l ? dwfl_lineinfo(l, NULL, &sl->line, NULL, NULL,
+					     NULL) : NULL;
+
+	sl->file = name ? strdup(name) : NULL;
+}
+
+/*
+ * The scopes at module address addr, innermost first, through the
+ * concrete tree (dwarf_getscopes also lists abstract origins), as
+ * eu-addr2line -i walks them; *cu its compile unit. How many, in *out
+ * (the caller frees it).
+ */
+static int scopes_at(struct kt_dwarf_file *f, Dwarf_Addr addr,
+		     Dwarf_Die **cu, Dwarf_Die **out)
+{
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *scopes = NULL;
+	int n;
+
+	*out = NULL;
+	*cu = dwfl_module_addrdie(f->mod, addr, &dwbias);
+	if (!*cu)
 		return 0;
-	n = dwarf_getscopes(cu, addr - dwbias, &scopes);
+	n = dwarf_getscopes(*cu, addr - dwbias, &scopes);
 	if (n > 0) {
-		/* from the innermost DIE outwards through the concrete tree
-		 * (dwarf_getscopes also lists abstract origins), as
-		 * eu-addr2line -i walks it */
-		Dwarf_Die inner = scopes[0], *chain = NULL;
+		Dwarf_Die inner = scopes[0];
 
 		free(scopes);
 		scopes = NULL;
-		n = dwarf_getscopes_die(&inner, &chain);
-		scopes = chain;
+		n = dwarf_getscopes_die(&inner, &scopes);
 	}
+	*out = scopes;
+	return n;
+}
+
+int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
+		     struct kt_srcline *src, int max)
+{
+	Dwarf_Addr addr = vaddr + f->bias;
+	Dwarf_Die *cu, *scopes;
+	int n, k = 0;
+
+	if (src) {
+		memset(src, 0, (max + 1) * sizeof(*src));
+		src_addr(f, addr, &src[0]);
+	}
+	n = scopes_at(f, addr, &cu, &scopes);
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		const char *name;
 
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			if (src)
+				src_func(&scopes[i], &src[k]);
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		name = dwarf_diename(&scopes[i]);
@@ -191,8 +263,13 @@ int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 		names[k] = kt_demangle(name);
 		if (!names[k])
 			names[k] = strdup(name);
-		if (names[k])
-			k++;
+		if (!names[k])
+			continue;
+		if (src) {
+			src_func(&scopes[i], &src[k]);
+			src_call_site(cu, &scopes[i], &src[k + 1]);
+		}
+		k++;
 	}
 	free(scopes);
 	return k;

@@ -299,6 +299,20 @@ int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 	return -ESTALE;
 }
 
+char *kt_elf_build_id_hex(Elf *elf)
+{
+	const unsigned char *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	char *hex;
+
+	if (n <= 0 || n > 64)
+		return NULL;
+	hex = malloc(2 * n + 1);
+	for (ssize_t i = 0; hex && i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return hex;
+}
+
 int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,
 			   size_t len)
 {

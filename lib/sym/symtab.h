@@ -98,6 +98,9 @@ int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
  * .debug/; under /usr/lib/debug; the CRC must match), else its
  * MiniDebugInfo (.gnu_debugdata, xz). 0 or -errno (-ENOENT: none). */
 int kt_symtab_add_debug(struct kt_symtab *t, Elf *elf, const char *binary);
+/* The GNU build-id of elf in lowercase hex (the caller frees it), or NULL
+ * when it has none. */
+char *kt_elf_build_id_hex(Elf *elf);
 /* The demangled form of a C++ name (a string the caller frees), or NULL
  * when name is not mangled or no demangler is installed (demangle.c). */
 char *kt_demangle(const char *name);
@@ -109,10 +112,25 @@ char *kt_demangle(const char *name);
 struct kt_dwarf_file;
 struct kt_dwarf_file *kt_dwarf_file_open(const char *path);
 void kt_dwarf_file_free(struct kt_dwarf_file *f);	/* takes NULL */
-/* Names of the functions inlined at file address vaddr, innermost
- * first (strings the caller frees), at most max: how many. */
+/* Where a frame is in the source: its file (the caller frees it; NULL:
+ * unknown), line, the line its function starts at and the function's
+ * linkage name (the caller frees it; NULL: none in DWARF). */
+struct kt_srcline {
+	char *file;
+	int line, start;
+	char *sysname;
+};
+/*
+ * Names of the functions inlined at file address vaddr, innermost
+ * first (strings the caller frees), at most max: how many (n). With src,
+ * also their source lines and the line in the function they are inlined
+ * into: src[0..n] (n + 1 entries, the caller frees them with
+ * kt_srclines_free()): the address's own line first, then each inlined
+ * call's site.
+ */
 int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
-		     int max);
+		     struct kt_srcline *src, int max);
+void kt_srclines_free(struct kt_srcline *src, int n);
 
 /* The loadable segments of an ELF file (segs.c). */
 struct kt_seg {

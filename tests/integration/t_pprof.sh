@@ -71,3 +71,36 @@ t_pprof_refuses_without_stacks() {
 	expect_contains "refusal" "$ERR" "no stack or sampled address" || return 1
 	[ ! -e $RT.none ] || fail "a file was written" || return 1
 }
+
+# A stripped copy of the target with its DWARF in a separate file (found
+# by its .gnu_debuglink): the profile still has each function's file and
+# line, and the binary's build-id.
+t_pprof_stripped_debug_file() {
+	have_go || { echo "SKIP: go (golang-go) is not installed"; return 77; }
+	local d=$RT.strip
+	rm -rf $RT.home $d; mkdir -p $RT.home $d
+	cp $BUSY $d/busy && objcopy --only-keep-debug $d/busy $d/busy.debug &&
+		strip --strip-all $d/busy &&
+		objcopy --add-gnu-debuglink=$d/busy.debug $d/busy ||
+		fail "cannot make the stripped copy" || return 1
+	! readelf -S $d/busy | grep -q debug_line || fail "not stripped" || return 1
+	$KTRACE record -g -o $d/rec.dat -e cpu-clock -F 999 -- $d/busy 300 \
+		>/dev/null 2>$RT.err || fail "record: $(cat $RT.err)" || return 1
+	$KTRACE report -i $d/rec.dat --pprof $d/p.pb.gz 2>$RT.err ||
+		fail "report --pprof: $(cat $RT.err)" || return 1
+	gopprof -top -lines -sample_index=samples $d/p.pb.gz >$RT.top 2>$RT.err ||
+		fail "pprof -top -lines: $(cat $RT.err)" || return 1
+	# inner_spin's loop is lines 21-22 of busy.c
+	grep -Eq ' inner_spin [^ ]*tests/targets/busy\.c:2[12]$' $RT.top ||
+		fail "no file:line for inner_spin: $(head -12 $RT.top)" || return 1
+	gopprof -raw $d/p.pb.gz >$RT.raw 2>$RT.err ||
+		fail "pprof -raw: $(cat $RT.err)" || return 1
+	grep -Eq 'M=[0-9]+ outer_spin [^ ]*busy\.c:[0-9]+ s=2[0-9]' $RT.raw ||
+		fail "no start line for outer_spin: $(grep outer_spin $RT.raw | head -3)" ||
+		return 1
+	id=$(readelf -n $d/busy | sed -n 's/.*Build ID: //p')
+	[ -n "$id" ] || fail "the target has no build-id" || return 1
+	grep -q " $d/busy $id \[FN\]\[FL\]\[LN\]" $RT.raw ||
+		fail "mapping without build-id $id: $(sed -n '/^Mappings/,$p' $RT.raw | head -5)" ||
+		return 1
+}

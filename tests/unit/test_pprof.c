@@ -122,6 +122,11 @@ static char *write_rec(void)
 	assert_int_equal(kt_kfw_uframe(w, BIN, 0x1123,
 				       "inl_fn+0x3 (inlined)\nouter_fn+0x23 (" BIN ")"), 0);
 	assert_int_equal(kt_kfw_uframe(w, BIN, 0x1456, "main+0x6 (" BIN ")"), 0);
+	/* the source of the first frame's two functions; a bad one ignored */
+	assert_int_equal(kt_kfw_usrc(w, BIN, 0x1123,
+				     "12 10 - inl.h\n40 33 _Z8outer_fnv src/a b.c"), 0);
+	assert_int_equal(kt_kfw_usrc(w, BIN, 0x1456, "7 5 main\x01 m.c"), 0);
+	assert_int_equal(kt_kfw_build_id(w, BIN, "00ab12"), 0);
 	/* pid 11 twice (one sample), pid 12 (kernel frames only) */
 	sample(w, ID_CLOCK, 11, 2000000000ull, 1000000, stack, 7);
 	sample(w, ID_CLOCK, 11, 2001000000ull, 1500000, stack, 7);
@@ -178,6 +183,24 @@ static const Perftools__Profiles__Mapping *map(const pprof_t *p, uint64_t id)
 			return p->mapping[i];
 	fail_msg("no mapping %llu", (unsigned long long)id);
 	return NULL;
+}
+
+/* The function of line ln: its system name, file, start; ln's line. */
+static void check_src(const pprof_t *p, const Perftools__Profiles__Line *ln,
+		      const char *sys, const char *file, int line, int start)
+{
+	for (size_t i = 0; i < p->n_function; i++) {
+		const Perftools__Profiles__Function *f = p->function[i];
+
+		if (f->id != ln->function_id)
+			continue;
+		assert_string_equal(str(p, f->system_name), sys);
+		assert_string_equal(str(p, f->filename), file);
+		assert_int_equal(f->start_line, start);
+		assert_int_equal(ln->line, line);
+		return;
+	}
+	fail_msg("no function %llu", (unsigned long long)ln->function_id);
 }
 
 /* The sample of pid with value v in column col. */
@@ -247,12 +270,18 @@ static void check_stack(const pprof_t *p)
 	assert_int_equal(l->n_line, 2);	/* innermost first */
 	assert_string_equal(fname(p, l->line[0]->function_id), "inl_fn");
 	assert_string_equal(fname(p, l->line[1]->function_id), "outer_fn");
+	check_src(p, l->line[0], "inl_fn", "inl.h", 12, 10);
+	check_src(p, l->line[1], "_Z8outer_fnv", "src/a b.c", 40, 33);
 	m = map(p, l->mapping_id);
 	assert_string_equal(str(p, m->filename), BIN);
 	assert_int_equal(m->memory_start, 0x400000);
 	assert_int_equal(m->memory_limit, 0x402000);
 	assert_int_equal(m->file_offset, 0x1000);
-	assert_true(m->has_functions && m->has_inline_frames);
+	assert_true(m->has_functions && m->has_inline_frames &&
+		    m->has_filenames && m->has_line_numbers);
+	assert_string_equal(str(p, m->build_id), "00ab12");
+	/* main's source line was refused (a control byte): none */
+	check_src(p, loc(p, s->location_id[3])->line[0], "main", "", 0, 0);
 	assert_string_equal(fname(p, loc(p, s->location_id[3])->line[0]->function_id),
 			    "main");
 	l = loc(p, s->location_id[4]);
