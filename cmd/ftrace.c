@@ -69,6 +69,8 @@ static const struct option ftrace_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+#define COMM_SLOTS 1024
+
 struct comm {
 	int pid;
 	char name[20];
@@ -92,8 +94,7 @@ struct ftrace_cmd {
 	struct kt_fgraph *fg;
 	struct kt_symtab ksyms;
 	struct kt_profile counts;
-	struct comm *comms;		/* a small cache by pid */
-	size_t ncomms;
+	struct comm *comms;		/* COMM_SLOTS, by pid */
 	char *cmdlines;			/* saved_cmdlines, read once */
 	bool cmdlines_read;
 	int pidfd;
@@ -406,7 +407,8 @@ static const char *saved_comm(struct ftrace_cmd *fc, int pid, char *buf,
 	return NULL;
 }
 
-/* The task's name: /proc while it lives, else saved_cmdlines. */
+/* The task's name: /proc while it lives, else saved_cmdlines; kept in a
+ * cache of COMM_SLOTS entries by pid (a pid not found is asked again). */
 static const char *comm_of(struct ftrace_cmd *fc, int pid)
 {
 	struct comm *c;
@@ -414,26 +416,25 @@ static const char *comm_of(struct ftrace_cmd *fc, int pid)
 
 	if (!pid)
 		return "<idle>";
-	for (size_t i = 0; i < fc->ncomms; i++)
-		if (fc->comms[i].pid == pid)
-			return fc->comms[i].name;
-	if (!(fc->ncomms & (fc->ncomms + 1)) || fc->ncomms < 16) {
-		c = realloc(fc->comms, (fc->ncomms + 1) * 2 * sizeof(*c));
-		if (!c)
+	if (!fc->comms) {
+		fc->comms = calloc(COMM_SLOTS, sizeof(*fc->comms));
+		if (!fc->comms)
 			return "<...>";
-		fc->comms = c;
 	}
-	c = &fc->comms[fc->ncomms];
-	c->pid = pid;
+	c = &fc->comms[(unsigned int)pid % COMM_SLOTS];
+	if (c->pid == pid)
+		return c->name;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	t = kt_read_file(path, NULL);
 	if (t)
 		snprintf(c->name, sizeof(c->name), "%.*s",
 			 (int)strcspn(t, "\n"), t);
-	else if (!saved_comm(fc, pid, c->name, sizeof(c->name)))
-		return "<...>";	/* not cached: it may show later */
 	free(t);
-	fc->ncomms++;
+	if (!t && !saved_comm(fc, pid, c->name, sizeof(c->name))) {
+		c->pid = 0;
+		return "<...>";
+	}
+	c->pid = pid;
 	return c->name;
 }
 
@@ -654,6 +655,7 @@ static int ftrace_loop(struct ftrace_cmd *fc, bool *stopped)
 {
 	struct kt_target *tg = &fc->co.tg;
 	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
+	uint64_t before;
 	int ret, pid;
 
 	if (j) {
@@ -681,7 +683,10 @@ static int ftrace_loop(struct ftrace_cmd *fc, bool *stopped)
 	}
 	/* the rest: the tracer off, the buffers read to their end */
 	kt_inst_write(run_inst(fc), "tracing_on", "0", O_TRUNC);
-	ret = drain(fc);
+	do {
+		before = fc->records;
+		ret = drain(fc);
+	} while (!ret && fc->records != before);
 	if (!ret && fc->fg)
 		kt_fgraph_flush(fc->fg, graph_line, fc);
 	if (j)
