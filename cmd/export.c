@@ -130,7 +130,7 @@ static int export_parse(struct export_cmd *ec, int argc, char **argv)
 	struct kt_target *tg = &ec->co.tg;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+l:e:r:p:aC:d:h", export_opts,
+	while ((opt = getopt_long(argc, argv, "+:l:e:r:p:aC:d:h", export_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'h':
@@ -148,9 +148,9 @@ static int export_parse(struct export_cmd *ec, int argc, char **argv)
 			ret = KT_OK;
 			break;
 		case '?':
-			return kt_usage_error(ctx, export_usage,
-					      "bad option '%s'",
-					      argv[optind - 1]);
+		case ':':
+			return kt_bad_option(ctx, export_usage, opt,
+					     argv[optind - 1]);
 		default:
 			ret = kt_capture_opt(ctx, &ec->co, opt, optarg);
 			if (ret < 0)

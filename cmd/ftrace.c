@@ -198,16 +198,16 @@ static int ftrace_parse(struct ftrace_cmd *fc, int argc, char **argv)
 	struct kt_ctx *ctx = fc->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+f:n:g:p:aC:d:m:jh",
+	while ((opt = getopt_long(argc, argv, "+:f:n:g:p:aC:d:m:jh",
 				  ftrace_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(ftrace_usage, ctx->out);
 			return KT_OK;
 		case '?':
-			return kt_usage_error(ctx, ftrace_usage,
-					      "bad option '%s'",
-					      argv[optind - 1]);
+		case ':':
+			return kt_bad_option(ctx, ftrace_usage, opt,
+					     argv[optind - 1]);
 		}
 		ret = ftrace_opt(fc, opt, optarg);
 		if (ret)
