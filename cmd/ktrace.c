@@ -38,6 +38,15 @@ static const struct cmd commands[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* The commands that end their run on INT, TERM and HUP themselves
+ * (kt_signals_install()): the signals stay held until they are ready. */
+static bool cmd_stops(const struct cmd *c)
+{
+	return c->fn == cmd_record || c->fn == cmd_stat || c->fn == cmd_top ||
+	       c->fn == cmd_hist || c->fn == cmd_latency ||
+	       c->fn == cmd_export || c->fn == cmd_ftrace;
+}
+
 static const char main_usage[] =
 	"Usage: ktrace [--json] [--tracefs DIR] COMMAND [ARGS...]\n"
 	"       ktrace help COMMAND | ktrace COMMAND --help | ktrace --version\n"
@@ -265,6 +274,8 @@ int kt_dispatch(struct kt_ctx *ctx, const struct cmd *cmds, const char *what,
 		}
 		return KT_USAGE;
 	}
+	if (!cmd_stops(c))
+		kt_signals_release();
 	kt_getopt_reset();
 	return c->fn(ctx, argc, argv);
 }

@@ -135,6 +135,14 @@ struct kt_signals {
 	bool installed;
 };
 extern volatile sig_atomic_t kt_stop_signal;
+/*
+ * main() holds INT, TERM and HUP (blocked) from its start, so that one
+ * sent while ktrace sets up a run is not lost or fatal: dispatch releases
+ * them for a command that does not stop itself, kt_signals_install()
+ * once its handlers are in place (a held signal then stops the run).
+ */
+void kt_signals_hold(void);
+void kt_signals_release(void);
 void kt_signals_install(struct kt_signals *s);
 void kt_signals_restore(struct kt_signals *s);
 

@@ -40,6 +40,7 @@ int main(int argc, char **argv)
 	struct kt_ctx ctx = { .out = stdout, .err = stderr };
 	int ret, werr;
 
+	kt_signals_hold();
 	hold_std_fds();
 	ret = ktrace_main(&ctx, argc, argv);
 	ktrace_tfs_free(ctx.tfs);

@@ -23,6 +23,27 @@ static void on_stop(int sig)
 	kt_stop_signal = sig;
 }
 
+static void stop_signals_mask(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(how, &set, NULL);
+}
+
+void kt_signals_hold(void)
+{
+	stop_signals_mask(SIG_BLOCK);
+}
+
+void kt_signals_release(void)
+{
+	stop_signals_mask(SIG_UNBLOCK);
+}
+
 void kt_signals_install(struct kt_signals *s)
 {
 	struct sigaction sa;
@@ -39,6 +60,7 @@ void kt_signals_install(struct kt_signals *s)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, &s->old_pipe);
 	s->installed = true;
+	kt_signals_release();	/* one held since main() stops the run */
 }
 
 void kt_signals_restore(struct kt_signals *s)

@@ -74,3 +74,36 @@ t_record_summary_short() {
 	expect_contains "one event" "$(cat $PT.err)" "0 records captured; syscalls:sys_enter_getppid: 0" || return 1
 	rm -f $PT.dat $PT.err
 }
+
+# ktrace started with SIG pending (held by the caller across exec): the
+# signal comes while ktrace sets up its run.
+with_pending() { # SIG CMD...
+	python3 -c 'import os, signal, sys
+s = getattr(signal, "SIG" + sys.argv[1])
+signal.pthread_sigmask(signal.SIG_BLOCK, {s})
+os.kill(os.getpid(), s)
+os.execv(sys.argv[2], sys.argv[2:])' "$@"
+}
+
+# One rule for signals (ktrace(1)): INT, TERM or HUP end a run cleanly,
+# whenever they come, even while it is being set up; the status is 0 for
+# a run without a command, 128 + the signal with -- CMD (not run here).
+t_signal_exit_status_one_rule() {
+	local c st
+	for c in "top --stdio -e sched:sched_switch" "record -a -e sched:sched_switch" \
+		 "stat -a -e sched:sched_switch" "record -a -e uprobe:$TARGETS/probed:hot"; do
+		timeout 20 bash -c "$(declare -f with_pending); with_pending INT $KTRACE $c" >/dev/null 2>$PT.err
+		st=$?
+		expect_eq "'$c' with SIGINT at its start" "$st" 0 || return 1
+	done
+	timeout 20 bash -c "$(declare -f with_pending); with_pending HUP $KTRACE stat -e sched:sched_switch -- $SYSC 1" >$PT.out 2>$PT.err
+	expect_eq "stat -- CMD, SIGHUP at its start" "$?" 129 || return 1
+	grep -q getppid $PT.out && fail "the command ran" && return 1
+	timeout 20 bash -c "$(declare -f with_pending); with_pending TERM $KTRACE record -e syscalls:sys_enter_getppid -- $SYSC 1" >$PT.out 2>$PT.err
+	expect_eq "record -- CMD, SIGTERM at its start" "$?" 143 || return 1
+	expect_eq "records" "$(grep -c sys_enter_getppid $PT.out)" 0 || return 1
+	# a command that does not stop itself dies of it, as any program
+	timeout 20 bash -c "$(declare -f with_pending); with_pending INT $KTRACE list" >/dev/null 2>&1
+	expect_eq "list with SIGINT pending" "$?" 130 || return 1
+	rm -f $PT.out $PT.err
+}
