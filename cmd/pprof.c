@@ -82,6 +82,7 @@ struct pp_run {
 	uint64_t first, last;	/* record times */
 	bool any;
 	unsigned long long no_stack;	/* records without an address */
+	uint64_t main_map;	/* the first stack's outermost user mapping */
 	int error;
 };
 
@@ -408,6 +409,14 @@ static int on_sample(void *arg, const struct ktrace_sample *s)
 	}
 	if (s->event >= 0 && s->event < run->nr_events)
 		run->event_seen[s->event] = true;
+	/* pprof takes the first mapping for the program: the one of the
+	 * first stack's outermost user frame (its _start, main...) */
+	for (int i = nl - 1; i >= 0 && !run->main_map; i--) {
+		const pp_loc *l = &run->loc[locs[i] - 1];
+
+		if (l->mapping_id && !kt_kernel_ip(l->address))
+			run->main_map = l->mapping_id;
+	}
 	if (sample_add(run, s, locs, nl))
 		return run->error = -ENOMEM;
 	return 0;
@@ -661,6 +670,12 @@ static int profile_write(struct pp_run *run, const char *path,
 	p.n_sample = run->samples.n;
 	p.mapping = ptrs(run->map, run->maps.n, sizeof(*run->map));
 	p.n_mapping = run->maps.n;
+	if (p.mapping && run->main_map > 1) {	/* the program's first */
+		void *m = p.mapping[run->main_map - 1];
+
+		p.mapping[run->main_map - 1] = p.mapping[0];
+		p.mapping[0] = m;
+	}
 	p.location = ptrs(run->loc, run->locs.n, sizeof(*run->loc));
 	p.n_location = run->locs.n;
 	p.function = ptrs(run->func, run->funcs.n, sizeof(*run->func));

@@ -671,12 +671,12 @@ int kt_addrspace_load_frame(struct kt_addrspace *as, const char *path,
 	return 0;
 }
 
-/* Printable ASCII only (untrusted text printed as is): 0 or -EINVAL. */
+/* No control bytes but newlines (untrusted text, shown as is; UTF-8
+ * file names pass): 0 or -EINVAL. */
 static int check_text(const char *s)
 {
 	for (; *s; s++)
-		if (((unsigned char)*s < 0x20 && *s != '\n') ||
-		    (unsigned char)*s >= 0x7f)
+		if (((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f)
 			return -EINVAL;
 	return 0;
 }

@@ -104,3 +104,35 @@ t_pprof_stripped_debug_file() {
 		fail "mapping without build-id $id: $(sed -n '/^Mappings/,$p' $RT.raw | head -5)" ||
 		return 1
 }
+
+# A tracepoint recorded with -g is a profile of counts: cxxchain's 7
+# getppid calls, each through ask_parent(), inlined into Widget::poke(int):
+# one location holds both, the inlined function first with its own line,
+# then poke(int) at the call's line, with its mangled name.
+t_pprof_inlined_cxx_counts() {
+	have_go || { echo "SKIP: go (golang-go) is not installed"; return 77; }
+	local src=tests/targets/cxxchain.cc in call
+	rm -rf $RT.home; mkdir -p $RT.home
+	in=$(grep -n 'sink += syscall(SYS_getppid);' $src | cut -d: -f1)
+	call=$(grep -n '^	ask_parent();' $src | cut -d: -f1)
+	$KTRACE record -g -o $RT.cxx -e syscalls:sys_enter_getppid -- \
+		$TARGETS/cxxchain 7 >/dev/null 2>$RT.err ||
+		fail "record: $(cat $RT.err)" || return 1
+	$KTRACE report -i $RT.cxx --pprof $RT.cxx.pb.gz 2>$RT.err ||
+		fail "report --pprof: $(cat $RT.err)" || return 1
+	gopprof -raw $RT.cxx.pb.gz >$RT.raw 2>$RT.err ||
+		fail "pprof -raw: $(cat $RT.err)" || return 1
+	expect_contains "sample types" "$(cat $RT.raw)" "samples/count[dflt]" ||
+		return 1
+	grep -A1 -E "M=[0-9]+ ask_parent [^ ]*cxxchain\.cc:$in " $RT.raw |
+		grep -Eq "^ +ns::Widget::poke\(int\) [^ ]*cxxchain\.cc:$call s=[0-9]+\(_ZN2ns6Widget4pokeEi\)$" ||
+		fail "no inlined ask_parent:$in in poke(int):$call: $(sed -n '/^Locations/,/^Mappings/p' $RT.raw | head -8)" ||
+		return 1
+	gopprof -top -sample_index=samples -nodefraction=0 $RT.cxx.pb.gz \
+		>$RT.top 2>&1 || fail "pprof -top: $(cat $RT.top)" || return 1
+	grep -qx 'File: cxxchain' $RT.top ||
+		fail "the program is not the first mapping: $(head -1 $RT.top)" ||
+		return 1
+	grep -Eq '^ +0 +0% +[0-9.]+% +7 +[0-9.]+% +ns::Widget::poke\(double\)$' $RT.top ||
+		fail "poke(double) not 7 cumulative: $(cat $RT.top)" || return 1
+}

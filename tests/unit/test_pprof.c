@@ -312,6 +312,9 @@ static void test_profile(void **state)
 	check_types(p);
 	check_stack(p);
 	assert_int_equal(p->n_sample, 3);
+	/* the program's mapping first (the kernel's was made first) */
+	assert_int_equal(p->n_mapping, 2);
+	assert_string_equal(str(p, p->mapping[0]->filename), BIN);
 	s = find_sample(p, 12, 0);	/* kernel frames only */
 	assert_int_equal(s->n_location_id, 2);
 	assert_int_equal(s->location_id[0], find_sample(p, 11, 0)->location_id[0]);
