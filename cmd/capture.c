@@ -193,8 +193,11 @@ const char *kt_target_describe(const struct kt_target *t, char *buf,
 	if (t->argc)
 		snprintf(buf, len, "'%s%s'", t->argv[0],
 			 t->argc > 1 ? " ..." : "");
-	else if (t->npids)
+	else if (t->npids == 1)
 		snprintf(buf, len, "process id '%d'", t->pids[0]);
+	else if (t->npids)
+		snprintf(buf, len, "process ids '%d,...' (%d tasks)",
+			 t->pids[0], t->npids);
 	else
 		snprintf(buf, len, "'system wide'");
 	return buf;

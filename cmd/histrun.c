@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -219,7 +220,18 @@ int kt_hrun_show(struct kt_hrun *hr, double at)
 	return ret || ferror(hr->ctx->out) ? KT_FAIL : KT_OK;
 }
 
-/* A round: wait for the process's end or the next interval. */
+/* Several -p tasks: whether one of them is still there (a pidfd would
+ * need a thread group leader before Linux 6.9; they are threads too). */
+static bool any_alive(const struct kt_target *tg)
+{
+	for (int i = 0; i < tg->npids; i++)
+		if (!kill(tg->pids[i], 0) || errno == EPERM)
+			return true;
+	return false;
+}
+
+/* A round: wait for the process's end (the end of every -p task) or the
+ * next interval. */
 static int hrun_round(void *arg, bool *gone)
 {
 	struct kt_hrun *hr = arg;
@@ -229,9 +241,10 @@ static int hrun_round(void *arg, bool *gone)
 
 	if (hr->duration > 0 && hr->duration * 1000 < wait_ms)
 		wait_ms = hr->duration * 1000;
-	if (hr->tick && wait_ms > 100)
+	if ((hr->tick || hr->tg->npids > 1) && wait_ms > 100)
 		wait_ms = 100;
-	poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 ? wait_ms : 10);
+	poll(&pfd, pfd.fd >= 0, pfd.fd >= 0 || hr->tg->npids > 1 ? wait_ms :
+				10);
 	if (hr->tick && hr->tick(hr->arg, false))
 		return -1;
 	now = kt_elapsed(&hr->t0);
@@ -240,7 +253,8 @@ static int hrun_round(void *arg, bool *gone)
 			return -1;
 		hr->last = now;
 	}
-	*gone = hr->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0);
+	*gone = hr->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0) ||
+		(hr->tg->npids > 1 && !hr->tg->argc && !any_alive(hr->tg));
 	return 0;
 }
 
