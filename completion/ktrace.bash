@@ -257,7 +257,7 @@ _ktrace()
 			# function: none offered
 			_ktrace_words "$cur" $(_ktrace_syms "$(_ktrace_arg_of -x --exe)")
 			return ;;
-		--match | --from-filter | --to-filter | --buckets)
+		--match | --from-filter | --to-filter | --buckets | --threshold)
 			return ;;
 		esac
 	fi
