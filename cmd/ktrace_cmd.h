@@ -473,6 +473,9 @@ struct kt_rawrec {
 	bool on;		/* options */
 	uint64_t threshold;	/* ns */
 	bool stacks;
+	/* NULL, or whether to print a record (of the event, not a stack) */
+	bool (*keep)(void *arg, const struct kt_raw_rec *r);
+	void *keep_arg;
 	struct kt_ctx *ctx;	/* the run's own */
 	struct ktrace_inst *inst;
 	const char *sys, *ev;

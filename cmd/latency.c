@@ -129,6 +129,12 @@ struct lat_cmd {
 	struct kt_hrun hr;
 	struct kt_rawrec rec;	/* --record */
 	bool sum_lat;		/* export: lat summed too (_sum) */
+	/* --wakeup -- CMD: the command's tree, from a hist of its forks */
+	bool tree, tree_key;	/* counted by pid, pid key of ktrace's */
+	char *fork_trigger;
+	bool fork_started;
+	int *tree_pids, ntree;	/* sorted */
+	uint64_t fork_dropped;
 };
 
 static int set_str(struct kt_ctx *ctx, char **dst, const char *s)
@@ -543,6 +549,19 @@ static int lat_triggers(struct lat_cmd *lc)
 		end = NULL;
 	lc->to.trigger = end ? trigger_with(lc->to.match, end, lc->to.filter,
 					    lc->size) : NULL;
+	if (lc->tree) {
+		lc->tree_key = true;
+		for (int k = 0; k < lc->keys.n; k++)
+			if (!strncmp(lc->keys.v[k], "pid", 3) &&
+			    strchr(".", lc->keys.v[k][3]))
+				lc->tree_key = false;
+		if (lc->tree_key)
+			ret = kt_strv_add_list(lc->ctx, &keys, "key", "pid");
+		lc->fork_trigger = trigger_with("child_pid", NULL, NULL,
+						lc->size);
+		if (!lc->fork_trigger)
+			ret = kt_error(lc->ctx, KT_FAIL, "out of memory");
+	}
 	for (int k = 0; !ret && k < lc->keys.n; k++) {
 		char base[130];
 		const char *src = key_base(lc, lc->keys.v[k], base,
@@ -592,6 +611,144 @@ static int start_one(struct lat_cmd *lc, const char *sys, const char *ev,
 	return ret;
 }
 
+static int by_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * --wakeup -- CMD: the tasks of the command's tree, its own and every
+ * child and thread forked since (the instance's set_event_pid lets their
+ * forks through), read from the kernel's hist of sched_process_fork.
+ * set_event_pid cannot pick the wakeups: it lets a sched_waking through
+ * when the waker is one of them too, so the pairs are counted by woken
+ * pid and those outside the tree left out here.
+ */
+static int tree_load(struct lat_cmd *lc)
+{
+	struct kt_hist_file *f = NULL;
+	struct kt_hist_table *t;
+	int ret = kt_hist_read(lc->hr.inst, "sched", "sched_process_fork", &f);
+	int *v;
+
+	if (ret)
+		return kt_error(lc->ctx, KT_FAIL,
+				"cannot read the command's forks: %s",
+				strerror(-ret));
+	t = f && f->n ? &f->t[0] : NULL;
+	v = realloc(lc->tree_pids, ((t ? t->n : 0) + 1) * sizeof(*v));
+	if (!v) {
+		kt_hist_file_free(f);
+		return kt_error(lc->ctx, KT_FAIL, "out of memory");
+	}
+	lc->tree_pids = v;
+	lc->ntree = 0;
+	v[lc->ntree++] = lc->co.tg.pids[0];
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->nkeys == 1 && t->v[i].keys[0].is_num)
+			v[lc->ntree++] = (int)t->v[i].keys[0].num;
+	qsort(v, lc->ntree, sizeof(*v), by_int);
+	if (t && t->dropped > lc->fork_dropped) {
+		fprintf(lc->ctx->err,
+			"ktrace: %" PRIu64 " forks of the command were not kept (the table is full: raise --size); their tasks' wakeups are left out\n",
+			t->dropped);
+		lc->fork_dropped = t->dropped;
+	}
+	kt_hist_file_free(f);
+	return KT_OK;
+}
+
+static bool in_tree(const struct lat_cmd *lc, uint64_t pid)
+{
+	int p = (int)pid;
+
+	return pid == (uint64_t)p &&
+	       bsearch(&p, lc->tree_pids, lc->ntree, sizeof(p), by_int);
+}
+
+/* A record of --record: the pair of a task of the tree? The forks read
+ * again for a pid not seen yet (a child forks before its first wakeup). */
+static bool tree_keep(void *arg, const struct kt_raw_rec *r)
+{
+	struct lat_cmd *lc = arg;
+	unsigned long long pid;
+
+	if (kt_raw_field(lc->rec.raw, r, "pid", &pid, NULL))
+		return false;
+	if (in_tree(lc, pid))
+		return true;
+	return !tree_load(lc) && in_tree(lc, pid);
+}
+
+static void tree_free_table(struct kt_hist_table *o)
+{
+	for (size_t i = 0; o->v && i < o->n; i++) {
+		free(o->v[i].keys);
+		free(o->v[i].vals);
+	}
+	free(o->v);
+	free(o->keys);
+}
+
+/* The entries of t whose pid is one of the tree's into *o (keys and
+ * values copied, texts borrowed from t), without the pid key when it is
+ * ktrace's own, merging the entries it told apart. Free with
+ * tree_free_table(), also after a failure. */
+static int tree_table(struct lat_cmd *lc, const struct kt_hist_table *t,
+		      struct kt_hist_table *o)
+{
+	int pk = -1, nk;
+
+	for (int k = 0; k < t->nkeys; k++)
+		if (!strcmp(t->keys[k].name, "pid"))
+			pk = k;
+	*o = *t;
+	o->n = o->entries = o->hits = 0;
+	o->v = calloc(t->n + 1, sizeof(*o->v));
+	o->keys = calloc(t->nkeys + 1, sizeof(*o->keys));
+	if (!o->v || !o->keys || pk < 0)
+		return -ENOMEM;
+	nk = 0;
+	for (int k = 0; k < t->nkeys; k++)
+		if (k != pk || !lc->tree_key)
+			o->keys[nk++] = t->keys[k];
+	o->nkeys = nk;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct kt_hist_entry *e = &t->v[i];
+		struct kt_hist_entry *m = NULL;
+		struct kt_hist_key kk[17];
+		int n = 0;
+
+		if (!in_tree(lc, e->keys[pk].num))
+			continue;
+		for (int k = 0; k < t->nkeys && n < 16; k++)
+			if (k != pk || !lc->tree_key)
+				kk[n++] = e->keys[k];
+		for (size_t j = 0; j < o->n && !m; j++) {
+			m = &o->v[j];
+			for (int k = 0; k < n && m; k++)
+				if (strcmp(m->keys[k].text, kk[k].text))
+					m = NULL;
+		}
+		if (!m) {
+			m = &o->v[o->n++];
+			m->raw = e->raw;
+			m->keys = calloc(n + 1, sizeof(*m->keys));
+			m->vals = calloc(t->nvals + 1, sizeof(*m->vals));
+			if (!m->keys || !m->vals)
+				return -ENOMEM;
+			memcpy(m->keys, kk, n * sizeof(*kk));
+		}
+		for (int v = 0; v < t->nvals; v++)
+			m->vals[v] += e->vals[v];
+		o->hits += t->nvals ? e->vals[0] : 0;
+	}
+	o->entries = o->n;
+	return 0;
+}
+
 /* --record: the synthetic event enabled in the instance, under
  * --threshold's filter (lat is in microseconds: at least the threshold
  * rounded up). */
@@ -602,6 +759,10 @@ static int lat_record_start(struct lat_cmd *lc)
 	if (us && asprintf(&lc->rec.filter, "lat >= %" PRIu64, us) < 0) {
 		lc->rec.filter = NULL;
 		return kt_error(lc->ctx, KT_FAIL, "out of memory");
+	}
+	if (lc->tree) {
+		lc->rec.keep = tree_keep;
+		lc->rec.keep_arg = lc;
 	}
 	return kt_rawrec_start(&lc->rec, lc->ctx, lc->hr.inst, "synthetic",
 			       lc->synth, lc->rec.filter);
@@ -632,7 +793,10 @@ static int lat_start(struct lat_cmd *lc)
 	}
 	free(def);
 	lc->synth_made = true;
-	ret = start_one(lc, "synthetic", lc->synth, lc->synth_trigger,
+	ret = lc->tree ? start_one(lc, "sched", "sched_process_fork",
+				   lc->fork_trigger, &lc->fork_started) : 0;
+	if (!ret)
+		ret = start_one(lc, "synthetic", lc->synth, lc->synth_trigger,
 			&lc->synth_started);
 	if (!ret && lc->rec.on)
 		ret = lat_record_start(lc);
@@ -648,10 +812,10 @@ static int lat_start(struct lat_cmd *lc)
 static int lat_print(void *arg, const struct kt_hist_table *t, double at);
 
 /*
- * --wakeup of a target: the wakeups of its tasks. set_event_pid lets a
+ * --wakeup -p: the wakeups of those threads. set_event_pid lets a
  * sched_waking through when the waker is one of them too, so the start
- * is filtered on the task woken: the -p threads, or the command (its
- * children, whose pids are not known in advance, are not in it).
+ * is filtered on the task woken. (A command's tree, whose pids are not
+ * known in advance, is told apart by tree_load() instead.)
  */
 static int wakee_filter(struct lat_cmd *lc)
 {
@@ -698,7 +862,8 @@ static int lat_setup(struct lat_cmd *lc)
 	if (ret)
 		return ret;
 	kt_target_describe(&lc->co.tg, lc->what, sizeof(lc->what));
-	if (wakeup && lc->co.tg.npids) {
+	lc->tree = wakeup && lc->co.tg.argc;
+	if (wakeup && lc->co.tg.npids && !lc->tree) {
 		ret = wakee_filter(lc);
 		if (ret)
 			return ret;
@@ -755,8 +920,8 @@ static const char *var_of(const struct kt_hist_entry *e, const char *name)
 
 /* The end event's entry with the largest onmax() value, or NULL (none
  * yet, or no table). f is the end event's read. */
-static const struct kt_hist_entry *worst(struct kt_hist_file *f,
-					 uint64_t *max)
+static const struct kt_hist_entry *worst(struct lat_cmd *lc,
+					 struct kt_hist_file *f, uint64_t *max)
 {
 	const struct kt_hist_entry *w = NULL;
 
@@ -766,6 +931,9 @@ static const struct kt_hist_entry *worst(struct kt_hist_file *f,
 			const char *v = var_of(&f->t[t].v[i], "max");
 			uint64_t m = v ? strtoull(v, NULL, 10) : 0;
 
+			if (lc->tree &&
+			    !in_tree(lc, f->t[t].v[i].keys[0].num))
+				continue;
 			if (v && (!w || m > *max)) {
 				w = &f->t[t].v[i];
 				*max = m;
@@ -848,6 +1016,7 @@ static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 {
 	struct lat_cmd *lc = arg;
 	struct kt_hist_file *f = NULL, *ff = NULL;
+	struct kt_hist_table tt = { 0 };
 	const struct kt_hist_entry *w;
 	uint64_t max;
 	int ret = kt_hist_read(lc->hr.inst, lc->to.sys, lc->to.ev, &f);
@@ -855,7 +1024,18 @@ static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 	if (ret)
 		return kt_error(lc->ctx, KT_FAIL, "cannot read the hist of %s: %s",
 				lc->to.name, strerror(-ret));
-	w = worst(f, &max);
+	if (lc->tree) {
+		ret = tree_load(lc);
+		if (!ret && tree_table(lc, t, &tt))
+			ret = kt_error(lc->ctx, KT_FAIL, "out of memory");
+		if (ret) {
+			tree_free_table(&tt);
+			kt_hist_file_free(f);
+			return ret;
+		}
+		t = &tt;
+	}
+	w = worst(lc, f, &max);
 	say_full(lc, &lc->to, f);
 	if (!kt_hist_read(lc->hr.inst, lc->from.sys, lc->from.ev, &ff))
 		say_full(lc, &lc->from, ff);
@@ -890,6 +1070,7 @@ static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 		if (w)
 			worst_text(lc, w, max);
 	}
+	tree_free_table(&tt);
 	kt_hist_file_free(f);
 	return KT_OK;
 }
@@ -902,6 +1083,8 @@ static int lat_print(void *arg, const struct kt_hist_table *t, double at)
 static int lat_teardown(struct lat_cmd *lc)
 {
 	struct { const char *sys, *ev, *text; bool on; } t[] = {
+		{ "sched", "sched_process_fork", lc->fork_trigger,
+		  lc->fork_started },
 		{ lc->to.sys, lc->to.ev, lc->to.trigger, lc->to.started },
 		{ lc->from.sys, lc->from.ev, lc->from.trigger,
 		  lc->from.started },
@@ -951,6 +1134,8 @@ static void lat_free(struct lat_cmd *lc)
 	free(lc->save);
 	free(lc->wake_filter);
 	kt_rawrec_free(&lc->rec);
+	free(lc->fork_trigger);
+	free(lc->tree_pids);
 	kt_capture_opts_free(&lc->co);
 }
 

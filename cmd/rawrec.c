@@ -23,6 +23,7 @@
 /* A record waiting for its stack. */
 struct kt_rawrec_cpu {
 	bool on;
+	bool skip;		/* the next stack is a skipped record's */
 	int round;		/* the read that saw it */
 	struct kt_raw_rec rec;	/* data points into buf */
 	unsigned char *buf;
@@ -127,13 +128,25 @@ static int one(void *arg, const struct kt_raw_rec *r)
 		return 0;
 	c = &rr->cpu[r->cpu];
 	if (rr->stacks && r->name && !strcmp(r->name, "kernel_stack") &&
-	    !strcmp(r->system, "ftrace"))
+	    !strcmp(r->system, "ftrace")) {
+		if (c->skip) {
+			c->skip = false;
+			return 0;
+		}
 		return flush(rr, c, ips, stack_of(rr, r, ips));
+	}
 	if (r->id != rr->id)
 		return 0;
+	if (rr->keep && !rr->keep(rr->keep_arg, r)) {
+		/* the stack that follows it is not another's */
+		ret = flush(rr, c, NULL, 0);
+		c->skip = rr->stacks;
+		return ret;
+	}
 	if (!rr->stacks)
 		return print_one(rr, r, NULL, 0);
 	ret = flush(rr, c, NULL, 0);
+	c->skip = false;
 	return ret ? ret : hold(c, r, rr->round);
 }
 

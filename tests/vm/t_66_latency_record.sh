@@ -91,3 +91,37 @@ OUT=$(cat $D/multi.out)
 expect_match latrec-multi-total "$OUT" 'Totals: 9 hits'
 expect_eq latrec-multi-records 9 "$(recs "$OUT")"
 expect_no_ktrace latrec-multi-clean
+
+# --- --wakeup -- CMD: the command's tree (children forked later too), not
+# the tasks it wakes outside it; per task as many wakeups as record sees
+mkfifo $D/fifo
+cat $D/fifo > /dev/null &
+cpid=$!
+on_exit "kill -KILL $cpid 2>/dev/null"
+ktrace record -a -e sched:sched_waking > $D/wrec.out 2>&1 &
+rpid=$!
+wait_for 30 sh -c "ls -l /proc/$rpid/fd | grep -q perf_event"
+sleep 1
+expect_ok latrec-tree ktrace latency --wakeup -k pid --record -- sh -c "$SL 1 & $SL 1 & sleep 0.3; echo x > $D/fifo; wait"
+sleep 0.5
+kill -INT $rpid
+wait $rpid
+rows=$(printf '%s\n' "$OUT" | sed -n 's/^pid: \([0-9]*\):$/\1/p')
+ntasks=$(printf '%s\n' "$rows" | sort -u | grep -c .)
+if [ "$ntasks" -ge 3 ]; then pass latrec-tree-tasks; else
+	fail latrec-tree-tasks "$ntasks tasks of sh and its two sleepers"; _show "$OUT" 40; fi
+case " $(echo $rows) " in
+*" $cpid "*) fail latrec-tree-outside "cat ($cpid), woken by the command, counted" ;;
+*) pass latrec-tree-outside ;;
+esac
+# per task: the histogram's pairs = the wakeups record saw (+ the
+# command's release, a wakeup made before the pairing could see it: at
+# most one)
+bad=""
+for p in $(printf '%s\n' "$rows" | sort -u); do
+	w=$(grep -c "sched:sched_waking: comm=.* pid=$p " $D/wrec.out)
+	r=$(printf '%s\n' "$OUT" | grep -cE " synthetic:ktrace_[0-9]+: lat=[0-9]+, pid=$p\$")
+	[ "$r" -le "$w" ] && [ "$r" -ge "$((w - 1))" ] || bad="$bad pid $p: $r pairs, $w wakeups;"
+done
+expect_eq latrec-tree-equals-record "" "$bad"
+expect_no_ktrace latrec-tree-clean
