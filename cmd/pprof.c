@@ -624,10 +624,13 @@ static void *ptrs(void *vec, size_t n, size_t sz)
 static int write_gz(const char *path, const uint8_t *buf, size_t len)
 {
 	int fd = strcmp(path, "-") ? -1 : dup(STDOUT_FILENO);
-	gzFile gz = fd >= 0 ? gzdopen(fd, "wb") :
-		    strcmp(path, "-") ? gzopen(path, "wbe") : NULL;
+	bool made = fd < 0 && access(path, F_OK);	/* made here */
+	gzFile gz;
 	int ret = 0;
 
+	errno = 0;
+	gz = fd >= 0 ? gzdopen(fd, "wb") :
+	     strcmp(path, "-") ? gzopen(path, "wbe") : NULL;
 	if (!gz) {
 		ret = errno ? -errno : -ENOMEM;
 		if (fd >= 0)
@@ -644,6 +647,8 @@ static int write_gz(const char *path, const uint8_t *buf, size_t len)
 	}
 	if (gzclose(gz) != Z_OK && !ret)
 		ret = errno ? -errno : -EIO;
+	if (ret && made)
+		unlink(path);	/* no half profile (a full disk) */
 	return ret;
 }
 
