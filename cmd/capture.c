@@ -190,10 +190,20 @@ int kt_target_start(struct kt_ctx *ctx, struct kt_target *t)
 const char *kt_target_describe(const struct kt_target *t, char *buf,
 			       size_t len)
 {
-	if (t->argc)
-		snprintf(buf, len, "'%s%s'", t->argv[0],
-			 t->argc > 1 ? " ..." : "");
-	else if (t->npids == 1)
+	if (t->argc) {
+		/* the command line, as perf stat names it; cut with "..."
+		 * where it does not fit (len: 8 or more) */
+		size_t n = 1;
+
+		buf[0] = '\'';
+		for (int i = 0; i < t->argc && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
+				      t->argv[i]);
+		if (n + 2 > len)
+			snprintf(buf + len - 5, 5, "...'");
+		else
+			snprintf(buf + n, len - n, "'");
+	} else if (t->npids == 1)
 		snprintf(buf, len, "process id '%d'", t->pids[0]);
 	else if (t->npids)
 		snprintf(buf, len, "process ids '%d,...' (%d tasks)",

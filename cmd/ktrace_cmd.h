@@ -236,7 +236,8 @@ int kt_target_check(struct kt_ctx *ctx, struct kt_target *t, int argc,
  * Errors printed. */
 int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads);
 int kt_target_start(struct kt_ctx *ctx, struct kt_target *t);
-/* "'cmd ...'", "process id 'N'" or "'system wide'" into buf. */
+/* "'cmd arg...'" (the command line, cut with "..." past len), "process
+ * id 'N'" or "'system wide'" into buf (len: 8 or more). */
 const char *kt_target_describe(const struct kt_target *t, char *buf,
 			       size_t len);
 /* Wait for the command (SIGTERM first when stop) and free t; the exit

@@ -62,22 +62,34 @@ struct stat_cmd {
 	bool gone;			/* it ended before pidfd_open() */
 	struct timespec t0;
 	double last;			/* seconds since t0 of the last -I */
-	uint64_t *prev;			/* the counts at the last -I */
+	uint64_t *prev;			/* count, enabled, running at the
+					 * last -I, three a counter */
 };
 
-/* Counter i, with -I (prev) the change since the last interval. 0, or
- * non-zero when the counter is not supported. */
+/*
+ * Counter i (count, time enabled and running), with -I (prev: three
+ * entries a counter) what the last interval added to each. 0, or
+ * non-zero when the counter is not supported.
+ */
 static int read_count(struct ktrace_stat *st, int i, uint64_t *prev,
 		      uint64_t *v, uint64_t *en, uint64_t *run)
 {
-	int r = ktrace_stat_read(st, i, v, en, run);
+	uint64_t now[3];
+	int r = ktrace_stat_read(st, i, &now[0], &now[1], &now[2]);
 
 	if (!r && prev) {
-		uint64_t d = *v - prev[i];
+		for (int k = 0; k < 3; k++) {
+			uint64_t d = now[k] - prev[3 * i + k];
 
-		prev[i] = *v;
-		*v = d;
+			prev[3 * i + k] = now[k];
+			now[k] = d;
+		}
 	}
+	*v = now[0];
+	if (en)
+		*en = now[1];
+	if (run)
+		*run = now[2];
 	return r;
 }
 
@@ -286,7 +298,8 @@ static int stat_open(struct stat_cmd *sc)
 		return ret;
 	pid = tg->npids ? tg->pids[0] : -1;
 	kt_target_describe(tg, sc->what, sizeof(sc->what));
-	sc->prev = calloc(ktrace_stat_count(sc->st) + 1, sizeof(*sc->prev));
+	sc->prev = calloc(3 * ktrace_stat_count(sc->st) + 1,
+			  sizeof(*sc->prev));
 	if (!sc->prev)
 		return kt_error(sc->ctx, KT_FAIL, "out of memory");
 	so.pid = pid;

@@ -107,3 +107,21 @@ t_signal_exit_status_one_rule() {
 	expect_eq "list with SIGINT pending" "$?" 130 || return 1
 	rm -f $PT.out $PT.err
 }
+
+# stat: the title names the command line; -I --json gives what each
+# interval added to the times enabled and running, not their totals.
+t_stat_title_and_interval_times() {
+	expect_status 0 $KTRACE stat -e task-clock -- sh -c 'exit 0' || return 1
+	expect_contains "title" "$OUT" "Performance counter stats for 'sh -c exit 0':" || return 1
+	expect_status 0 $KTRACE stat --json -I 100 -e task-clock -- $TARGETS/busy 500 || return 1
+	python3 - "$OUT" <<'PY' || fail "json intervals: $OUT"
+import json, sys
+objs = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+iv = [o["counters"][0] for o in objs if "time" in o]
+total = objs[-1]["counters"][0]
+assert len(iv) >= 4, objs
+# an interval is 100 ms: what it added, never the total so far
+assert all(c["enabled_ns"] <= 160e6 and c["running_ns"] <= 160e6 for c in iv), iv
+assert sum(c["enabled_ns"] for c in iv) <= total["enabled_ns"], (iv, total)
+PY
+}
