@@ -52,12 +52,13 @@ PPROF_LIBS := $(shell $(PKG_CONFIG) --libs $(PPROF_PKGS))
 # the same objects (PIE: -fPIE below); the link flags are tracked apart
 # ($(B)/link-flags), so switching STATIC relinks ktrace only.
 STATIC ?= 0
-# The command alone links libmicrohttpd (ktrace export's server,
-# cmd/httpd.c); libktrace does not. Not in the static link: Debian's
+# The command alone links libmicrohttpd, libyaml and libcrypt (ktrace
+# export's server, cmd/httpd.c, and its --web-config, cmd/webconfig.c);
+# libktrace does not. Not in the static link: Debian's
 # libmicrohttpd needs gnutls and p11-kit, which has no static archive, so
 # the static ktrace links cmd/static/httpd_none.c before libktrace-cmd.a
 # (httpd.o is then never pulled in) and its export says so.
-CMD_PKGS := libmicrohttpd
+CMD_PKGS := libmicrohttpd yaml-0.1 libcrypt
 CMD_PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(CMD_PKGS) 2>/dev/null)
 CMD_PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(CMD_PKGS) 2>/dev/null)
 DYNAMIC_LIBS := $(PKG_LIBS) $(CMD_PKG_LIBS) $(PPROF_LIBS)

@@ -25,7 +25,8 @@
 
 static const char export_usage[] =
 	"Usage: ktrace export [-l ADDR:PORT] [-e EVENT...] [-r RECIPE...]\n"
-	"                     [--latency 'QUESTION'] [-p PID | -a | -C CPUS] [-d SECS]\n"
+	"                     [--latency 'QUESTION'] [--web-config FILE]\n"
+	"                     [-p PID | -a | -C CPUS] [-d SECS]\n"
 	"Serve the kernel's counts to Prometheus on GET /metrics (text exposition\n"
 	"format) until SIGINT or SIGTERM: -e EVENT as ktrace_events_total{event=...}\n"
 	"counted by perf as ktrace stat counts (no hist triggers needed); -r RECIPE\n"
@@ -41,19 +42,22 @@ static const char export_usage[] =
 	"                          ktrace hist)\n"
 	"      --latency OPTIONS   export a ktrace latency question (its options in one\n"
 	"                          argument, split at blanks)\n"
+	"      --web-config FILE   TLS and basic auth (the exporter-toolkit's web\n"
+	"                          config: tls_server_config, basic_auth_users)\n"
 	"  -p, --pid PID           only this process (and its threads)\n"
 	"  -a, --all-cpus          system-wide (the default)\n"
 	"  -C, --cpu CPUS          only these CPUs (-e counts)\n"
 	"  -d, --duration SECS     stop after SECS seconds\n"
 	"  -h, --help              this help\n";
 
-enum { OPT_LATENCY = 256 };
+enum { OPT_LATENCY = 256, OPT_WEB_CONFIG };
 
 static const struct option export_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "recipe", required_argument, NULL, 'r' },
 	{ "latency", required_argument, NULL, OPT_LATENCY },
+	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
@@ -88,6 +92,8 @@ struct export_cmd {
 	struct kt_httpd *httpd;
 	uint64_t errors;		/* scrapes' failed reads */
 	const char *latency;		/* --latency OPTIONS */
+	const char *web_config;		/* --web-config FILE */
+	struct kt_webcfg web;
 	struct kt_lat *lat;
 	char lat_help[512];
 };
@@ -145,6 +151,10 @@ static int export_parse(struct export_cmd *ec, int argc, char **argv)
 			break;
 		case OPT_LATENCY:
 			ec->latency = optarg;
+			ret = KT_OK;
+			break;
+		case OPT_WEB_CONFIG:
+			ec->web_config = optarg;
 			ret = KT_OK;
 			break;
 		case '?':
@@ -439,6 +449,7 @@ static int serve(struct export_cmd *ec)
 {
 	sigset_t stop, old;
 	struct timespec t0;
+	char why[512];
 	int err;
 
 	sigemptyset(&stop);
@@ -446,15 +457,22 @@ static int serve(struct export_cmd *ec)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	raise_nofile();
+	if (ec->web_config &&
+	    kt_webcfg_load(ec->web_config, &ec->web, why, sizeof(why)))
+		return kt_error(ec->ctx, KT_FAIL, "--web-config %s: %s",
+				ec->web_config, why);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	ec->httpd = kt_httpd_start(ec->addr, ec->port, scrape, ec, &err);
+	ec->httpd = kt_httpd_start(ec->addr, ec->port,
+				   ec->web_config ? &ec->web : NULL, scrape,
+				   ec, &err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!ec->httpd)
 		return kt_error(ec->ctx, KT_FAIL, "cannot listen on %s:%u: %s",
 				ec->addr, ec->port, err == -ENOTSUP ?
 				"this ktrace is built without an HTTP server (the static one; use the shared build)" :
 				strerror(-err));
-	fprintf(ec->ctx->err, "ktrace export: serving http://%s%s%s:%u/metrics (%s)\n",
+	fprintf(ec->ctx->err, "ktrace export: serving http%s://%s%s%s:%u/metrics (%s)\n",
+		ec->web.cert ? "s" : "",
 		strchr(ec->addr, ':') ? "[" : "", ec->addr,
 		strchr(ec->addr, ':') ? "]" : "", kt_httpd_port(ec->httpd),
 		ec->what);
@@ -477,6 +495,7 @@ static int export_teardown(struct export_cmd *ec)
 
 	kt_httpd_stop(ec->httpd);
 	ec->httpd = NULL;
+	kt_webcfg_free(&ec->web);
 	for (int i = 0; i < ec->nh; i++) {
 		struct export_hist *h = &ec->h[i];
 		int r = h->started ? kt_hist_stop(ec->hr.inst, h->sys, h->ev,

@@ -26,7 +26,35 @@ struct kt_httpd {
 	struct MHD_Daemon *d;
 	kt_httpd_fn fn;
 	void *arg;
+	struct kt_webcfg *web;		/* the caller's, or NULL */
 };
+
+/* Basic auth when users are configured: true to go on; else a 401 with
+ * WWW-Authenticate is queued (*ret). */
+static bool authorized(struct kt_httpd *h, struct MHD_Connection *c,
+		       enum MHD_Result *ret)
+{
+	static char denied[] = "unauthorized\n";
+	struct MHD_Response *r;
+	char *pass = NULL, *user;
+	bool ok;
+
+	if (!h->web || !h->web->nusers)
+		return true;
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	ok = kt_webcfg_auth(h->web, user, pass);
+	MHD_free(user);
+	MHD_free(pass);
+	if (ok)
+		return true;
+	r = MHD_create_response_from_buffer(strlen(denied), denied,
+					    MHD_RESPMEM_PERSISTENT);
+	*ret = r ? MHD_queue_basic_auth_fail_response(c, "ktrace", r) :
+	       MHD_NO;
+	if (r)
+		MHD_destroy_response(r);
+	return false;
+}
 
 static enum MHD_Result queue_text(struct MHD_Connection *c,
 				  unsigned int status, char *body, size_t len,
@@ -62,6 +90,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	static const char plain[] = "text/plain; charset=utf-8";
 	struct kt_httpd *h = cls;
 	const char *ctype = plain;
+	enum MHD_Result ret;
 	char *body = NULL;
 	size_t len = 0;
 	int status;
@@ -70,6 +99,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	(void)upload;
 	(void)con_cls;
 	*upload_len = 0;	/* a body is read and dropped */
+	if (!authorized(h, c, &ret))
+		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET))
 		return queue_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed,
 				  strlen(not_allowed), plain, false);
@@ -106,13 +137,19 @@ static int make_addr(const char *addr, unsigned int port,
 }
 
 struct kt_httpd *kt_httpd_start(const char *addr, unsigned int port,
-				kt_httpd_fn fn, void *arg, int *err)
+				struct kt_webcfg *web, kt_httpd_fn fn,
+				void *arg, int *err)
 {
 	struct sockaddr_storage ss;
 	struct kt_httpd *h;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD |
 			     MHD_USE_EPOLL;
-	bool v6;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, web ? web->key : NULL },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, web ? web->cert : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	bool v6, use_tls = web && web->cert;
 
 	*err = make_addr(addr, port, &ss, &v6);
 	if (*err)
@@ -124,6 +161,11 @@ struct kt_httpd *kt_httpd_start(const char *addr, unsigned int port,
 	}
 	h->fn = fn;
 	h->arg = arg;
+	h->web = web;
+	if (use_tls)
+		flags |= MHD_USE_TLS;
+	else
+		tls[0].option = MHD_OPTION_END;
 	errno = 0;
 	h->d = MHD_start_daemon(flags | (v6 ? MHD_USE_IPv6 : 0), 0, NULL,
 				NULL, on_request, h,
@@ -134,11 +176,12 @@ struct kt_httpd *kt_httpd_start(const char *addr, unsigned int port,
 				(unsigned int)KT_HTTPD_TIMEOUT,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				(size_t)KT_HTTPD_CONN_MEM,
+				MHD_OPTION_ARRAY, tls,
 				MHD_OPTION_END);
 	if (!h->d) {
-		/* the library says nothing more: a taken port is the usual
-		 * cause */
-		*err = errno ? -errno : -EADDRINUSE;
+		/* the library says nothing more: a taken port or (TLS) a
+		 * key that does not go with its certificate */
+		*err = errno ? -errno : use_tls ? -EINVAL : -EADDRINUSE;
 		free(h);
 		return NULL;
 	}

@@ -583,9 +583,28 @@ void kt_recipe_summary(const char *name, const char *kind, char *buf,
 #define KT_HTTPD_CONN_MEM (16 * 1024)	/* bytes of a request's headers */
 typedef int (*kt_httpd_fn)(void *arg, const char *path, char **body,
 			   size_t *len, const char **ctype);
+/*
+ * --web-config FILE (cmd/webconfig.c, the exporter-toolkit's format):
+ * TLS (cert and key PEM text, both or neither) and basic auth users with
+ * bcrypt hashes. _load() fills w (err: what was wrong) and returns 0 or
+ * -errno; _auth() checks a user and password (crypt(3)), keeping the last
+ * accepted pair (ok) so that each scrape does not pay a bcrypt.
+ */
+struct kt_webcfg {
+	char *cert, *key;
+	struct { char *name, *hash; } *users;
+	int nusers;
+	char *ok;
+};
+int kt_webcfg_load(const char *path, struct kt_webcfg *w, char *err,
+		   size_t len);
+void kt_webcfg_free(struct kt_webcfg *w);
+bool kt_webcfg_auth(struct kt_webcfg *w, const char *user, const char *pass);
 struct kt_httpd;
+/* web: TLS and basic auth as configured (NULL: neither) */
 struct kt_httpd *kt_httpd_start(const char *addr, unsigned int port,
-				kt_httpd_fn fn, void *arg, int *err);
+				struct kt_webcfg *web, kt_httpd_fn fn,
+				void *arg, int *err);
 unsigned int kt_httpd_port(const struct kt_httpd *h);
 void kt_httpd_stop(struct kt_httpd *h);
 

@@ -221,6 +221,11 @@ _ktrace()
 		-r | --recipe)
 			_ktrace_words "$cur" $(_ktrace_recipes)
 			return ;;
+		--web-config)
+			COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
+			return ;;
+		--latency)
+			return ;;
 		-l | --listen)
 			_ktrace_words "$cur" 127.0.0.1:19100 0.0.0.0:19100 '[::1]:19100'
 			__ltrim_colon_completions "$cur" 2>/dev/null

@@ -5,7 +5,7 @@
 #
 #   build        make (ktrace, libktrace, the test targets; STATIC=1 too:
 #                the -dev packages hold the .a files) and examples/demo.sh;
-#                libmicrohttpd-dev: ktrace export's server (shared build only);
+#                libmicrohttpd, libyaml, libcrypt (-dev): ktrace export;
 #                protobuf-c (protoc-c and the library): report --pprof
 #   unit         + cmocka (make check-unit)
 #   static       + clang's analyzer (scan-build: clang-tools), mandoc,
@@ -29,11 +29,11 @@ set -e
 # Tiers and what each needs besides the build tier, as the tests use it.
 pkgs_build="build-essential pkg-config libtracefs-dev libtraceevent-dev
 libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev
-libmicrohttpd-dev protobuf-c-compiler libprotobuf-c-dev"
+libmicrohttpd-dev libyaml-dev libcrypt-dev protobuf-c-compiler libprotobuf-c-dev"
 pkgs_unit="libcmocka-dev"
 pkgs_static="clang-14 clang-tools mandoc bash-completion python3"
 pkgs_integration="python3 linux-perf tmux strace dwz libc6-dbg xz-utils
-procps man-db prometheus curl golang-go"
+procps man-db prometheus curl golang-go openssl perl"
 pkgs_browser="chromium fonts-dejavu-core"
 pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu

@@ -16,7 +16,7 @@ exp_start() {
 	$KTRACE export -l 127.0.0.1:0 "$@" 2>"$EXP_ERR" &
 	EXP_PID=$!
 	for _ in $(seq 100); do
-		EXP_PORT=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$EXP_ERR")
+		EXP_PORT=$(sed -n 's|.*serving https\?://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$EXP_ERR")
 		[ -n "$EXP_PORT" ] && return 0
 		kill -0 $EXP_PID 2>/dev/null || break
 		sleep 0.1
@@ -152,4 +152,42 @@ t_export_errors() {
 		expect_status 1 $KTRACE export -r syscalls-by-name -l 127.0.0.1:0 || return 1
 		expect_contains "no hist triggers" "$ERR" "hist" || return 1
 	fi
+}
+
+# --web-config: TLS with a self-signed certificate, basic auth with a
+# bcrypt hash (crypt(3) through perl), and refusals of what is not supported
+t_export_tls_and_basic_auth() {
+	command -v openssl >/dev/null || { echo "SKIP: openssl is not installed"; return 77; }
+	trap exp_cleanup EXIT
+	W=$(mktemp -d /tmp/ktrace-web.XXXXXX)
+	PROM_DIR=$W	# removed by exp_cleanup
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout $W/key.pem \
+		-out $W/cert.pem -days 1 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 2>/dev/null ||
+		fail "openssl req failed" || return 1
+	hash=$(perl -e 'print crypt("s3cret", "\$2b\$05\$abcdefghijklmnopqrstuu")')
+	case $hash in '$2b$05$'*) ;; *) fail "no bcrypt from crypt(3): $hash"; return 1 ;; esac
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  prom: %s\n' \
+		$W/cert.pem $W/key.pem "$hash" >$W/web.yml
+	exp_start -e sched:sched_switch --web-config $W/web.yml || return 1
+	expect_contains "https said" "$(cat "$EXP_ERR")" "serving https://127.0.0.1:$EXP_PORT/metrics" || return 1
+	url=https://127.0.0.1:$EXP_PORT/metrics
+	code() { curl -s -o /dev/null -w '%{http_code}' --cacert $W/cert.pem "$@"; }
+	expect_eq "right password" "$(code -u prom:s3cret $url)" 200 || return 1
+	expect_eq "wrong password" "$(code -u prom:wrong $url)" 401 || return 1
+	expect_eq "unknown user" "$(code -u nobody:s3cret $url)" 401 || return 1
+	expect_eq "no credentials" "$(code $url)" 401 || return 1
+	expect_eq "plain http" "$(code http://127.0.0.1:$EXP_PORT/metrics)" 000 || return 1
+	body=$(curl -sf --cacert $W/cert.pem -u prom:s3cret $url) || fail "scrape failed" || return 1
+	expect_contains "scraped over TLS" "$body" 'ktrace_events_total{event="sched:sched_switch"}' || return 1
+	exp_stop TERM || return 1
+	printf 'http_server_config:\n  http2: false\n' >$W/bad.yml
+	expect_status 1 $KTRACE export -e sched:sched_switch -l 127.0.0.1:0 --web-config $W/bad.yml || return 1
+	expect_contains "unsupported key" "$ERR" "'http_server_config' is not supported" || return 1
+	printf 'basic_auth_users:\n  prom: s3cret\n' >$W/bad.yml
+	expect_status 1 $KTRACE export -e sched:sched_switch -l 127.0.0.1:0 --web-config $W/bad.yml || return 1
+	expect_contains "plain password" "$ERR" "not a bcrypt hash" || return 1
+	printf 'tls_server_config:\n  cert_file: %s\n' $W/cert.pem >$W/bad.yml
+	expect_status 1 $KTRACE export -e sched:sched_switch -l 127.0.0.1:0 --web-config $W/bad.yml || return 1
+	expect_contains "key missing" "$ERR" "needs cert_file and key_file" || return 1
 }
