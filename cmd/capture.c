@@ -238,18 +238,19 @@ int kt_target_finish(struct kt_target *t, bool stop)
 	return status;
 }
 
-/* -d SECS: a positive number of seconds, else a usage error. */
+/* -d SECS: a duration more than 0 (decimal, "s" unless it has a unit),
+ * else a usage error. */
 static int seconds_parse(struct kt_ctx *ctx, const char *s, double *out)
 {
-	char *end;
+	uint64_t ns;
+	int ret = kt_duration_parse(ctx, "duration", s, "s", &ns);
 
-	errno = 0;
-	*out = strtod(s, &end);
-	/* positive and finite: "inf" would never stop, "nan" compares false */
-	if (errno || end == s || *end || !(*out > 0) || !(*out <= 1e9))
+	if (ret)
+		return ret;
+	if (!ns)
 		return kt_usage_error(ctx, NULL,
-				      "bad duration '%s' (seconds, more than 0 and at most 1e9)",
-				      s);
+				      "bad duration '%.100s': more than 0", s);
+	*out = ns / 1e9;
 	return KT_OK;
 }
 

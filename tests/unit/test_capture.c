@@ -337,6 +337,16 @@ static void test_opts_target_duration(void **state)
 	assert_true(co.duration == 0.25);
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "0"), KT_USAGE);
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "inf"), KT_USAGE);
+	/* decimal with an optional unit: no hex, no exponent, no blank */
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "0x10"), KT_USAGE);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "1e9"), KT_USAGE);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', " 5"), KT_USAGE);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "1000000001"),
+			 KT_USAGE);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "250ms"), KT_OK);
+	assert_true(co.duration == 0.25);
+	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'd', "2"), KT_OK);
+	assert_true(co.duration == 2);
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, 'I', "100"), -1);
 	assert_int_equal(kt_capture_opt(&d.ctx, &co, '?', NULL), -1);
 	kt_target_finish(&co.tg, false);
