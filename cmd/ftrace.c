@@ -98,7 +98,7 @@ struct ftrace_cmd {
 	char *cmdlines;			/* saved_cmdlines, read once */
 	bool cmdlines_read;
 	int pidfd;
-	bool gone, json_open;
+	bool gone;
 	uint64_t records, *overrun0, *dropped0;
 	struct timespec t0;
 };
@@ -571,13 +571,16 @@ static int drain(struct ftrace_cmd *fc)
 static int ftrace_round(void *arg, bool *gone)
 {
 	struct ftrace_cmd *fc = arg;
-	struct pollfd pfd = { .fd = fc->pidfd, .events = POLLIN };
+	struct pollfd pfd[257] = { { .fd = fc->pidfd, .events = POLLIN } };
+	int n = 1 + kt_fpipe_pollfds(fc->pipe, pfd + 1, 256);
 
-	poll(&pfd, pfd.fd >= 0, 100);
+	/* woken by the end of the process, or by a CPU's buffer filling
+	 * (buffer_percent), else every 100 ms */
+	poll(pfd, n, 100);
 	if (drain(fc))
 		return -1;
 	fflush(fc->ctx->out);
-	*gone = fc->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0);
+	*gone = fc->gone || (pfd[0].fd >= 0 && poll(pfd, 1, 0) > 0);
 	return 0;
 }
 
@@ -608,13 +611,14 @@ static void show_counts(struct ftrace_cmd *fc)
 		kt_json_array_end(j);
 }
 
-/* Overruns and drops of each CPU read, and the pages' missed records:
- * stated, never silent. */
+/* Overruns and drops of each CPU read, stated, never silent. The pages'
+ * missed counts are the same records seen from the reader's side: the
+ * larger of the two totals is said. */
 static void show_loss(struct ftrace_cmd *fc)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
-	uint64_t o, d, total = kt_fpipe_missed(fc->pipe);
+	uint64_t o, d, total = 0, missed = kt_fpipe_missed(fc->pipe);
 	char text[1024] = "";
 	size_t at = 0;
 
@@ -643,8 +647,11 @@ static void show_loss(struct ftrace_cmd *fc)
 				       at ? "; " : " (", i, o, d);
 		}
 	}
+	if (missed > total)
+		total = missed;
 	if (j) {
 		kt_json_array_end(j);
+		kt_juint(j, "lost_total", total);
 		return;
 	}
 	fprintf(fc->ctx->err, "ktrace: %" PRIu64 " records, %" PRIu64 " lost%s%s\n",

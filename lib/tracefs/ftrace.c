@@ -493,6 +493,15 @@ uint64_t kt_fpipe_missed(const struct kt_fpipe *p)
 	return p->missed;
 }
 
+int kt_fpipe_pollfds(const struct kt_fpipe *p, struct pollfd *fds, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->nfds && n < max; i++, n++)
+		fds[n] = (struct pollfd){ .fd = p->fds[i], .events = POLLIN };
+	return n;
+}
+
 static uint64_t field_u64(struct tep_format_field *f, struct tep_record *r)
 {
 	unsigned long long v = 0;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 
 #include "tracefs/tfs.h"
 
@@ -80,6 +81,9 @@ struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 			       const int *cpus, int ncpus);
 int kt_fpipe_read(struct kt_fpipe *p, const struct kt_frec **out, size_t *n);
 uint64_t kt_fpipe_missed(const struct kt_fpipe *p);
+/* The readers' fds for poll(2) (POLLIN once a CPU's buffer is
+ * buffer_percent full) into fds[max]; how many. */
+int kt_fpipe_pollfds(const struct kt_fpipe *p, struct pollfd *fds, int max);
 void kt_fpipe_close(struct kt_fpipe *p);	/* takes NULL */
 
 /* per_cpu/cpuN/stats of inst: overrun and dropped events. 0 or -errno. */
