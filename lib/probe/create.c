@@ -254,8 +254,10 @@ int ktrace_probe_create(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 		     p->group, p->event, strerror(-ret), p->esys, p->eevent);
 	else
 		kt_probe_err(err, p->spec, pos, -ret,
-		     "kernel refused probe %s:%s: %s", p->group, p->event,
-		     klog ? klog : strerror(-ret));
+		     "kernel refused probe %s:%s: %s%s", p->group, p->event,
+		     klog ? klog : strerror(-ret),
+		     !klog && (ret == -EACCES || ret == -EPERM) ?
+		     " (run as root)" : "");
 	if (err)
 		err->klog = klog;
 	else

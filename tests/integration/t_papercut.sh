@@ -125,3 +125,12 @@ assert all(c["enabled_ns"] <= 160e6 and c["running_ns"] <= 160e6 for c in iv), i
 assert sum(c["enabled_ns"] for c in iv) <= total["enabled_ns"], (iv, total)
 PY
 }
+
+# A non-root probe add names the privilege, as the other commands do.
+t_probe_add_unprivileged_names_root() {
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	$nobody $KTRACE probe add "$TARGETS/probed:hot" >/dev/null 2>$PT.err
+	expect_eq "exit status" "$?" 1 || return 1
+	expect_contains "message" "$(cat $PT.err)" "Permission denied (run as root)" || return 1
+	rm -f $PT.err
+}
