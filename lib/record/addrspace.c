@@ -575,10 +575,11 @@ const char *kt_addrspace_user_text(struct kt_addrspace *as, int pid,
 	e = b ? ubin_frame(b, off) : NULL;
 	if (e)
 		return e->text;
+	/* perf script's shape: every frame line ends in (dso), the address
+	 * is in the address column, so stack folders merge per object */
 	if (m)
-		snprintf(buf, len, "[unknown] (%s+0x%llx)", m->path,
-			 (unsigned long long)off);
-	else	/* perf script's shape: every frame line ends in (dso) */
+		snprintf(buf, len, "[unknown] (%s)", m->path);
+	else
 		snprintf(buf, len, "[unknown] ([unknown])");
 	return buf;
 }
