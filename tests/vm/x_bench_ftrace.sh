@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Not a test: the in-VM half of bench/ftrace-vm.sh, which boots it with
+#   KTRACE_VM_TESTS=x_bench_ftrace.sh and an initramfs holding trace-cmd,
+#   bench_sys and bench_ru (KTRACE_VM_EXTRA_BINS).
+# `bench_sys N` (N getppid(2) calls) traced by the function tracer on the
+# functions of its system call path that this kernel can trace (the list
+# below, the ones in available_filter_functions), by ktrace ftrace (live
+# text) and by trace-cmd record -p function + trace-cmd report, in turn,
+# round after round. Per run one line
+#   KTRACE-BENCH ROUND TOOL RECORDS LOST WL_US TOOL_US BYTES
+# RECORDS: the calls shown; LOST: what the tool says it lost; WL_US: the
+# workload's own user+sys (its getrusage at exit); TOOL_US: user+sys of
+# the tool's phases (bench_ru: the tool and its waited-for children)
+# minus WL_US; BYTES: what the tool wrote (text; trace-cmd: its file and
+# its report's text). Kernel command line: ktrace.bench_n=N,
+# ktrace.bench_rounds=R (default 1e5, 1).
+. /tests/lib.sh
+
+N=100000
+R=1
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	ktrace.bench_n=*) N=${arg#*=} ;;
+	ktrace.bench_rounds=*) R=${arg#*=} ;;
+	esac
+done
+
+D=/tmp/ktftbench
+mkdir -p $D
+on_exit "rm -rf $D"
+on_exit "echo nop > $T/current_tracer; echo > $T/set_ftrace_filter; echo > $T/set_ftrace_pid"
+W=/usr/bin/bench_sys
+export BENCH_RUSAGE=$D/wl.ru
+for p in ktrace bench_ru trace-cmd $W; do
+	command -v $p > /dev/null || { fail bench-ftrace "no $p in the initramfs"; exit 1; }
+done
+
+# the path of getppid(2), x86-64 and arm64 names; those traceable here
+F=
+for f in __x64_sys_getppid __do_sys_getppid __arm64_sys_getppid \
+	invoke_syscall el0_svc_common do_el0_svc el0_svc \
+	do_syscall_64 x64_sys_call __task_pid_nr_ns task_active_pid_ns \
+	__rcu_read_lock __rcu_read_unlock syscall_exit_to_user_mode \
+	syscall_exit_to_user_mode_prepare exit_to_user_mode_prepare \
+	syscall_enter_from_user_mode fpregs_assert_state_consistent \
+	switch_fpu_return syscall_trace_enter; do
+	grep -qx "$f" $T/available_filter_functions && F="$F $f"
+done
+echo "KTRACE-BENCH-FUNCS$F"
+
+us() { # FILE: user+sys of a bench_ru or BENCH_RUSAGE line
+	awk '{ print $2 + $3 }' "$1"
+}
+
+# ROUND TOOL RECORDS LOST TOOL_RU_FILES...
+line() {
+	local r=$1 tool=$2 rec=$3 lost=$4 bytes=$5 wl tot=0 f
+	shift 5
+	wl=$(us $D/wl.ru)
+	for f in "$@"; do tot=$((tot + $(us $f))); done
+	echo "KTRACE-BENCH $r $tool $rec $lost $wl $((tot - wl)) $bytes"
+}
+
+size() { wc -c < "$1"; }
+
+kflags=$(for f in $F; do printf ' -f %s' $f; done)
+tflags=$(for f in $F; do printf ' -l %s' $f; done)
+for r in $(seq 1 $R); do
+	bench_ru $D/none.ru $W $N
+	line $r none 0 0 0 $D/none.ru
+	bench_ru $D/k.ru ktrace ftrace $kflags -- $W $N > $D/k.out 2> $D/k.err
+	set -- $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' $D/k.err)
+	line $r ktrace "${1:--}" "${2:--}" $(size $D/k.out) $D/k.ru
+	bench_ru $D/t.ru trace-cmd record -q -p function $tflags -o $D/t.dat -F $W $N > /dev/null 2>&1
+	wl=$(cat $D/wl.ru)
+	bench_ru $D/t2.ru trace-cmd report -i $D/t.dat > $D/t.txt 2> /dev/null
+	echo "$wl" > $D/wl.ru
+	rec=$(grep -c ' function: ' $D/t.txt)
+	lost=$(grep -o 'LOST [0-9]* EVENTS' $D/t.txt | awk '{ n += $2 } END { print n + 0 }')
+	line $r trace-cmd $rec $lost $(( $(size $D/t.dat) + $(size $D/t.txt) )) $D/t.ru $D/t2.ru
+	rm -f $D/t.dat $D/t.txt $D/k.out
+done
+pass bench-ftrace
