@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktrace_cmd.h"
+#include "tracefs/ftrace.h"
 
 #define RAWREC_MAX_FRAMES 128
 
@@ -156,7 +157,7 @@ int kt_rawrec_read(struct kt_rawrec *rr, bool final)
 
 	if (!rr->raw)
 		return KT_OK;
-	ret = kt_raw_read(rr->raw, rr->inst, one, rr);
+	ret = kt_raw_read(rr->raw, one, rr);
 	/* a record whose stack did not come by the next read has none */
 	for (int i = 0; !ret && i < rr->ncpus; i++)
 		if (final || rr->cpu[i].round < rr->round)
@@ -188,8 +189,7 @@ int kt_rawrec_start(struct kt_rawrec *rr, struct kt_ctx *ctx,
 	rr->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	rr->cpu = calloc(rr->ncpus > 0 ? rr->ncpus : 1, sizeof(*rr->cpu));
 	rr->fmt = ktrace_record_alloc(ctx->tfs);
-	rr->raw = kt_raw_alloc(ctx->tfs, sy);
-	if (!rr->cpu || !rr->fmt || !rr->raw)
+	if (!rr->cpu || !rr->fmt)
 		return kt_error(ctx, KT_FAIL, "cannot read the formats of %s and ftrace: %s",
 				sys, strerror(errno ? errno : ENOMEM));
 	snprintf(name, sizeof(name), "%s:%s", sys, ev);
@@ -217,6 +217,11 @@ int kt_rawrec_start(struct kt_rawrec *rr, struct kt_ctx *ctx,
 					name, strerror(-ret));
 		rr->trigger_on = true;
 	}
+	/* the buffers open before the event is on: nothing is missed */
+	rr->raw = kt_raw_open(ctx->tfs, inst, sy);
+	if (!rr->raw)
+		return kt_error(ctx, KT_FAIL, "cannot read %s's buffers: %s",
+				kt_inst_name(inst), strerror(errno));
 	ret = kt_event_write(inst, sys, ev, "enable", "1");
 	if (ret)
 		return kt_error(ctx, KT_FAIL, "cannot enable %s in %s: %s", name,
@@ -225,26 +230,19 @@ int kt_rawrec_start(struct kt_rawrec *rr, struct kt_ctx *ctx,
 	return KT_OK;
 }
 
-/* Entries the instance's buffers overwrote or dropped, over all CPUs. */
+/* Entries the instance's buffers overwrote or dropped, over all CPUs,
+ * or that the reader saw missing. */
 static unsigned long long lost(struct kt_rawrec *rr)
 {
 	unsigned long long sum = 0;
 
 	for (int i = 0; i < rr->ncpus; i++) {
-		char file[64], *text, *p;
-		size_t len;
+		uint64_t overrun = 0, dropped = 0;
 
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
-		text = kt_inst_read(rr->inst, file, &len);
-		for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-			if (!strncmp(p, "overrun: ", 9))
-				sum += strtoull(p + 9, NULL, 10);
-			else if (!strncmp(p, "dropped events: ", 16))
-				sum += strtoull(p + 16, NULL, 10);
-		}
-		free(text);
+		if (!kt_cpu_stats(rr->inst, i, &overrun, &dropped))
+			sum += overrun + dropped;
 	}
-	return sum;
+	return sum > kt_raw_missed(rr->raw) ? sum : kt_raw_missed(rr->raw);
 }
 
 int kt_rawrec_stop(struct kt_rawrec *rr)
@@ -274,6 +272,9 @@ int kt_rawrec_stop(struct kt_rawrec *rr)
 	if (rr->raw && (n = lost(rr)))
 		fprintf(rr->ctx->err, "ktrace: LOST %llu records: the instance's buffers were full\n",
 			n);
+	/* its open buffers would keep the instance from going */
+	kt_raw_free(rr->raw);
+	rr->raw = NULL;
 	return ret;
 }
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <kbuffer.h>
 
 #include "base/internal.h"
 #include "tracefs/tfs.h"
@@ -23,18 +22,11 @@
 
 void kt_ftsrc_free(struct kt_ftsrc *f)
 {
-	for (int i = 0; i < f->nr; i++)
-		if (f->fd[i] >= 0)
-			close(f->fd[i]);
+	kt_pipe_close(f->pipe);
 	/* the kernel disables the instance's events with it; then their
 	 * probes can be removed */
 	if (f->inst)
 		kt_own_inst_destroy(f->inst);
-	if (f->kbuf)
-		kbuffer_free(f->kbuf);
-	free(f->fd);
-	free(f->cpu);
-	free(f->page);
 	free(f->rec);
 	memset(f, 0, sizeof(*f));
 }
@@ -132,51 +124,17 @@ static int inst_setup(struct ktrace_record *r, struct kt_ftsrc *f,
 	return 0;
 }
 
-/* The subbuffer size: buffer_subbuf_size_kb (Linux 6.8+), else a page. */
-static size_t subbuf_size(struct ktrace_inst *inst)
-{
-	char *s = kt_inst_read(inst, "buffer_subbuf_size_kb", NULL);
-	size_t n = s ? strtoul(s, NULL, 10) * 1024 : 0;
-
-	free(s);
-	return n > (size_t)getpagesize() ? n : (size_t)getpagesize();
-}
-
 /* Open trace_pipe_raw of every CPU the recording watches. */
 static int open_cpus(struct kt_ftsrc *f, const struct ktrace_record_opts *opts,
 		     struct ktrace_err *err)
 {
-	int ncpu = opts->cpus ? opts->nr_cpus :
-		   (int)sysconf(_SC_NPROCESSORS_CONF);
-
-	f->fd = calloc(ncpu > 0 ? ncpu : 1, sizeof(*f->fd));
-	f->cpu = calloc(ncpu > 0 ? ncpu : 1, sizeof(*f->cpu));
-	if (!f->fd || !f->cpu)
-		return -ENOMEM;
-	for (int i = 0; i < ncpu; i++) {
-		int cpu = opts->cpus ? opts->cpus[i] : i;
-		char rel[64], *path;
-
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		path = kt_inst_path(f->inst, rel);
-		if (!path)
-			return -ENOMEM;
-		f->fd[f->nr] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		free(path);
-		if (f->fd[f->nr] < 0) {
-			if (errno == ENOENT)	/* a CPU not possible */
-				continue;
-			return kt_err_set(err, errno,
-					  "cannot read the buffer of CPU %d of %s: %m",
-					  cpu, kt_inst_name(f->inst));
-		}
-		f->cpu[f->nr++] = cpu;
-	}
-	f->page_size = subbuf_size(f->inst);
-	f->page = malloc(f->page_size);
-	f->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 :
-				KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE);
-	return f->page && f->kbuf ? 0 : -ENOMEM;
+	f->pipe = kt_pipe_open(f->inst, opts->cpus,
+			       opts->cpus ? opts->nr_cpus : 0);
+	if (!f->pipe)
+		return kt_err_set(err, errno,
+				  "cannot read the buffers of %s: %m",
+				  kt_inst_name(f->inst));
+	return 0;
 }
 
 int kt_ftsrc_open(struct ktrace_record *r,
@@ -202,7 +160,7 @@ int kt_ftsrc_open(struct ktrace_record *r,
 
 int kt_ftsrc_nr_src(const struct ktrace_record *r)
 {
-	return r->live.ft.nr;
+	return r->live.ft.pipe ? kt_pipe_nr(r->live.ft.pipe) : 0;
 }
 
 /* A sample id of event ev (any of its perf ids), or 0. */
@@ -331,49 +289,45 @@ static int add_lost(struct ktrace_record *r, int src, int cpu, uint64_t ts,
 	return kt_merge_add(r->live.merge, src, &rec.h);
 }
 
-/* The events of the subbuffer in f->page into source src. */
-static long pull_page(struct ktrace_record *r, int src, int cpu)
+/* One CPU's pull into its merge source. */
+struct pull {
+	struct ktrace_record *r;
+	int src;
+	long n;			/* samples added */
+};
+
+/* One event of the instance's buffers into the merge, as a sample of its
+ * event (others skipped); the kernel's losses before it as a LOST. */
+static int pull_one(void *arg, const struct kt_pipe_ev *ev)
 {
-	struct kt_ftsrc *f = &r->live.ft;
-	uint64_t st = r->dec.mcfg.sample_type;
-	unsigned long long ts;
-	long n = 0;
-	void *data;
-	int missed, ret;
+	struct pull *pl = arg;
+	struct ktrace_record *r = pl->r;
+	const struct perf_event_header *h;
+	uint16_t type;
+	int e, ret;
 
-	if (kbuffer_load_subbuffer(f->kbuf, f->page) < 0)
-		return 0;
-	missed = kbuffer_missed_events(f->kbuf);
-	for (data = kbuffer_read_event(f->kbuf, &ts); data;
-	     data = kbuffer_next_event(f->kbuf, &ts)) {
-		const struct perf_event_header *h;
-		uint32_t size = kbuffer_event_size(f->kbuf);
-		uint16_t type;
-		int ev;
-
-		if (missed) {
-			/* -1: the kernel lost some, not how many */
-			ret = add_lost(r, src, cpu, ts, missed > 0 ? missed : 1);
-			if (ret)
-				return ret;
-			missed = 0;
-		}
-		if (size < 8)
-			continue;
-		memcpy(&type, data, 2);
-		ev = event_of_type(r, type);
-		if (ev < 0)
-			continue;
-		h = as_sample(f, st, event_sample_id(r, ev), cpu, ts, data,
-			      size);
-		if (!h)
-			return -ENOMEM;
-		ret = kt_merge_add(r->live.merge, src, h);
+	if (ev->missed) {
+		/* -1: the kernel lost some, not how many */
+		ret = add_lost(r, pl->src, ev->cpu, ev->ts,
+			       ev->missed > 0 ? ev->missed : 1);
 		if (ret)
 			return ret;
-		n++;
 	}
-	return n;
+	if (ev->size < 8)
+		return 0;
+	memcpy(&type, ev->data, 2);
+	e = event_of_type(r, type);
+	if (e < 0)
+		return 0;
+	h = as_sample(&r->live.ft, r->dec.mcfg.sample_type,
+		      event_sample_id(r, e), ev->cpu, ev->ts, ev->data,
+		      ev->size);
+	if (!h)
+		return -ENOMEM;
+	ret = kt_merge_add(r->live.merge, pl->src, h);
+	if (!ret)
+		pl->n++;
+	return ret;
 }
 
 long kt_ftsrc_pull(struct ktrace_record *r)
@@ -381,18 +335,14 @@ long kt_ftsrc_pull(struct ktrace_record *r)
 	struct kt_ftsrc *f = &r->live.ft;
 	long total = 0;
 
-	for (int i = 0; i < f->nr; i++) {
-		for (int k = 0; k < FT_PULL_PAGES; k++) {
-			ssize_t got = read(f->fd[i], f->page, f->page_size);
-			long n;
+	for (int i = 0; f->pipe && i < kt_pipe_nr(f->pipe); i++) {
+		struct pull pl = { .r = r, .src = f->src0 + i };
+		long got = kt_pipe_read(f->pipe, i, FT_PULL_PAGES, pull_one,
+					&pl);
 
-			if (got <= 0)
-				break;	/* EAGAIN: nothing more now */
-			n = pull_page(r, f->src0 + i, f->cpu[i]);
-			if (n < 0)
-				return n;
-			total += n;
-		}
+		if (got < 0)
+			return got;
+		total += pl.n;
 	}
 	return total;
 }

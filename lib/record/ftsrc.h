@@ -13,7 +13,7 @@
  * PERF_RECORD_LOST.
  *
  * Owns the instance (removed by kt_ftsrc_free(), after which the events'
- * probes can go), the fds, the subbuffer and its kbuffer.
+ * probes can go) and the reader of its buffers (lib/tracefs's kt_pipe).
  */
 #ifndef KTRACE_RECORD_FTSRC_H
 #define KTRACE_RECORD_FTSRC_H
@@ -22,16 +22,12 @@
 #include <stdint.h>
 
 struct ktrace_inst;
-struct kbuffer;
+struct kt_pipe;
 
 struct kt_ftsrc {
 	struct ktrace_inst *inst;	/* NULL: no event needs it */
-	int nr;				/* CPUs read */
-	int *fd, *cpu;			/* trace_pipe_raw per CPU */
-	int src0;			/* the merge's source of fd[0] */
-	void *page;			/* one subbuffer */
-	size_t page_size;
-	struct kbuffer *kbuf;
+	struct kt_pipe *pipe;		/* trace_pipe_raw per CPU */
+	int src0;			/* the merge's source of CPU 0's */
 	unsigned char *rec;		/* the sample being built */
 	size_t rec_cap;
 };

@@ -440,7 +440,7 @@ static long pull_all(struct ktrace_record *r)
 			return n;
 		total += n;
 	}
-	if (l->ft.nr) {
+	if (l->ft.pipe) {
 		long n = kt_ftsrc_pull(r);
 
 		if (n < 0)

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 
 #include "base/internal.h"
 #include "tracefs/ftrace.h"
@@ -359,10 +358,7 @@ struct fevent {
 struct kt_fpipe {
 	struct tep_handle *tep;
 	struct fevent fn, ent, ex;
-	struct kbuffer *kbuf;
-	int *fds, *cpu_of, nfds;
-	size_t subbuf;
-	void *page;
+	struct kt_pipe *pipe;
 	struct kt_frec *v;
 	size_t n, cap;
 	uint64_t missed;
@@ -395,52 +391,6 @@ static int load_event(struct kt_fpipe *p, const struct ktrace_inst *inst,
 	return 0;
 }
 
-/* The sub-buffer size (buffer_subbuf_size_kb where the kernel has it). */
-static size_t subbuf_size(const struct ktrace_inst *inst)
-{
-	char *t = kt_inst_read(inst, "buffer_subbuf_size_kb", NULL);
-	size_t sz = t ? strtoul(t, NULL, 10) * 1024 : 0;
-
-	free(t);
-	return sz ? sz : (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static int open_cpu(struct kt_fpipe *p, const struct ktrace_inst *inst,
-		    int cpu)
-{
-	char rel[64], *path;
-	int fd;
-
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-	path = kt_inst_path(inst, rel);
-	if (!path)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	p->fds[p->nfds] = fd;
-	p->cpu_of[p->nfds++] = cpu;
-	return 0;
-}
-
-static int open_cpus(struct kt_fpipe *p, const struct ktrace_inst *inst,
-		     const int *cpus, int ncpus)
-{
-	long nconf = sysconf(_SC_NPROCESSORS_CONF);
-	int n = cpus ? ncpus : (int)(nconf > 0 ? nconf : 1), ret = 0;
-
-	p->fds = calloc(n, sizeof(*p->fds));
-	p->cpu_of = calloc(n, sizeof(*p->cpu_of));
-	if (!p->fds || !p->cpu_of)
-		return -ENOMEM;
-	for (int i = 0; !ret && i < n; i++)
-		ret = open_cpu(p, inst, cpus ? cpus[i] : i);
-	if (!ret && !p->nfds)
-		ret = -ENOENT;
-	return ret;
-}
-
 struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 			       const int *cpus, int ncpus)
 {
@@ -450,19 +400,17 @@ struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 	if (!p)
 		return NULL;
 	p->tep = tep_alloc();
-	p->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 :
-				KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE);
-	p->subbuf = subbuf_size(inst);
-	p->page = malloc(p->subbuf);
-	if (!p->tep || !p->kbuf || !p->page)
+	if (!p->tep)
 		goto fail;
 	ret = load_event(p, inst, "function", &p->fn);
 	if (!ret)
 		ret = load_event(p, inst, "funcgraph_entry", &p->ent);
 	if (!ret)
 		ret = load_event(p, inst, "funcgraph_exit", &p->ex);
-	if (!ret)
-		ret = open_cpus(p, inst, cpus, ncpus);
+	if (!ret) {
+		p->pipe = kt_pipe_open(inst, cpus, ncpus);
+		ret = p->pipe ? 0 : -errno;
+	}
 	if (!ret)
 		return p;
 fail:
@@ -475,15 +423,9 @@ void kt_fpipe_close(struct kt_fpipe *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->nfds; i++)
-		close(p->fds[i]);
-	free(p->fds);
-	free(p->cpu_of);
-	if (p->kbuf)
-		kbuffer_free(p->kbuf);
+	kt_pipe_close(p->pipe);
 	if (p->tep)
 		tep_free(p->tep);
-	free(p->page);
 	free(p->v);
 	free(p);
 }
@@ -552,34 +494,14 @@ static int decode(struct kt_fpipe *p, int cpu, uint64_t ts, void *data,
 	return 0;
 }
 
-/* The pages CPU i holds now (at most max of them). */
-static int read_cpu(struct kt_fpipe *p, int i, int max)
+/* An event of the buffers, with the losses before it. */
+static int decode_ev(void *arg, const struct kt_pipe_ev *ev)
 {
-	unsigned long long ts;
-	ssize_t got;
-	void *data;
-	int ret, missed;
+	struct kt_fpipe *p = arg;
 
-	for (int pg = 0; pg < max; pg++) {
-		got = read(p->fds[i], p->page, p->subbuf);
-		if (got < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-		if (!got)
-			return 0;
-		if (kbuffer_load_subbuffer(p->kbuf, p->page) < 0)
-			return -EINVAL;
-		missed = kbuffer_missed_events(p->kbuf);
-		if (missed > 0)
-			p->missed += missed;
-		for (data = kbuffer_read_event(p->kbuf, &ts); data;
-		     data = kbuffer_next_event(p->kbuf, &ts)) {
-			ret = decode(p, p->cpu_of[i], ts, data,
-				     kbuffer_event_size(p->kbuf));
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	if (ev->missed > 0)
+		p->missed += ev->missed;
+	return decode(p, ev->cpu, ev->ts, (void *)ev->data, (int)ev->size);
 }
 
 static int by_time(const void *a, const void *b)
@@ -593,17 +515,17 @@ static int by_time(const void *a, const void *b)
 
 int kt_fpipe_read(struct kt_fpipe *p, const struct kt_frec **out, size_t *n)
 {
-	int ret = 0;
+	long got = 0;
 
 	p->n = 0;
-	for (int i = 0; !ret && i < p->nfds; i++)
-		ret = read_cpu(p, i, 1024);
+	for (int i = 0; got >= 0 && i < kt_pipe_nr(p->pipe); i++)
+		got = kt_pipe_read(p->pipe, i, 1024, decode_ev, p);
 	/* one CPU's records are in time order already: the sort merges */
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), by_time);
 	*out = p->v;
 	*n = p->n;
-	return ret;
+	return got < 0 ? (int)got : 0;
 }
 
 int kt_cpu_stats(const struct ktrace_inst *inst, int cpu, uint64_t *overrun,

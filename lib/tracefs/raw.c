@@ -1,75 +1,286 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /*
- * An instance's own ring buffers read as records come (each CPU's
- * trace_pipe_raw, through libtracefs's iterator): for the events perf
- * cannot open, such as synthetic events, whose records the kernel writes
- * only into ftrace's buffers.
+ * An instance's ring buffers read as records come: each CPU's
+ * trace_pipe_raw, opened without blocking through the accessor's paths,
+ * one subbuffer a read, its events taken apart by libtraceevent's
+ * kbuffer. The one reader of ftrace's buffers: the function tracers'
+ * records (ftrace.c), the events perf never gets (lib/record's ftsrc.c,
+ * latency --record's synthetic event through kt_raw below).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
+#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "tracefs/tfs_priv.h"
 
-struct kt_raw {
-	struct tep_handle *tep;	/* the header page and the systems' events */
-	kt_raw_fn fn;		/* of the read under way */
-	void *arg;
-	int ret;
+struct kt_pipe {
+	int nr;			/* CPUs read */
+	int *fd, *cpu;
+	void *page;		/* one subbuffer */
+	size_t page_size;
+	struct kbuffer *kbuf;
 };
 
-struct kt_raw *kt_raw_alloc(struct ktrace_tfs *tfs,
-			    const char *const *systems)
+/* The subbuffer size: buffer_subbuf_size_kb (Linux 6.8+), else a page. */
+static size_t subbuf_size(const struct ktrace_inst *inst)
+{
+	char *s = kt_inst_read(inst, "buffer_subbuf_size_kb", NULL);
+	size_t n = s ? strtoul(s, NULL, 10) * 1024 : 0;
+
+	free(s);
+	return n > (size_t)getpagesize() ? n : (size_t)getpagesize();
+}
+
+static int open_cpu(struct kt_pipe *p, const struct ktrace_inst *inst,
+		    int cpu)
+{
+	char rel[64], *path;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	path = kt_inst_path(inst, rel);
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	free(path);
+	if (fd < 0)	/* ENOENT: a CPU not possible */
+		return errno == ENOENT ? 0 : -errno;
+	p->fd[p->nr] = fd;
+	p->cpu[p->nr++] = cpu;
+	return 0;
+}
+
+struct kt_pipe *kt_pipe_open(const struct ktrace_inst *inst, const int *cpus,
+			     int ncpus)
+{
+	long nconf = sysconf(_SC_NPROCESSORS_CONF);
+	int n = cpus ? ncpus : (int)(nconf > 0 ? nconf : 1), ret = -ENOMEM;
+	struct kt_pipe *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->fd = calloc(n > 0 ? n : 1, sizeof(*p->fd));
+	p->cpu = calloc(n > 0 ? n : 1, sizeof(*p->cpu));
+	p->page_size = subbuf_size(inst);
+	p->page = malloc(p->page_size);
+	p->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 :
+				KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE);
+	if (!p->fd || !p->cpu || !p->page || !p->kbuf)
+		goto fail;
+	ret = 0;
+	for (int i = 0; !ret && i < n; i++)
+		ret = open_cpu(p, inst, cpus ? cpus[i] : i);
+	if (!ret && !p->nr)
+		ret = -ENOENT;
+	if (!ret)
+		return p;
+fail:
+	kt_pipe_close(p);
+	errno = -ret;
+	return NULL;
+}
+
+void kt_pipe_close(struct kt_pipe *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nr; i++)
+		close(p->fd[i]);
+	if (p->kbuf)
+		kbuffer_free(p->kbuf);
+	free(p->fd);
+	free(p->cpu);
+	free(p->page);
+	free(p);
+}
+
+int kt_pipe_nr(const struct kt_pipe *p)
+{
+	return p->nr;
+}
+
+int kt_pipe_cpu(const struct kt_pipe *p, int i)
+{
+	return p->cpu[i];
+}
+
+/* The events of the subbuffer in p->page; the count handed, or fn's
+ * non-zero (*stop set). */
+static long read_page(struct kt_pipe *p, int i, kt_pipe_fn fn, void *arg,
+		      bool *stop)
+{
+	struct kt_pipe_ev ev = { .cpu = p->cpu[i] };
+	unsigned long long ts;
+	long n = 0;
+	void *data;
+	int ret;
+
+	if (kbuffer_load_subbuffer(p->kbuf, p->page) < 0)
+		return 0;
+	ev.missed = kbuffer_missed_events(p->kbuf);
+	for (data = kbuffer_read_event(p->kbuf, &ts); data;
+	     data = kbuffer_next_event(p->kbuf, &ts)) {
+		ev.ts = ts;
+		ev.data = data;
+		ev.size = kbuffer_event_size(p->kbuf);
+		ret = fn(arg, &ev);
+		ev.missed = 0;
+		if (ret) {
+			*stop = true;
+			return ret < 0 ? ret : n;
+		}
+		n++;
+	}
+	return n;
+}
+
+long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn, void *arg)
+{
+	bool stop = false;
+	long total = 0, n;
+
+	for (int k = 0; k < max && !stop; k++) {
+		ssize_t got = read(p->fd[i], p->page, p->page_size);
+
+		if (got < 0)
+			return errno == EAGAIN || errno == EINTR ? total :
+			       -errno;
+		if (!got)
+			break;
+		n = read_page(p, i, fn, arg, &stop);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+/* ------------------------------------------------- records by format */
+
+/* A record of a read, its data copied (the subbuffer is reused). */
+struct raw_held {
+	struct kt_raw_rec rec;
+	size_t off;		/* into the arena */
+};
+
+struct kt_raw {
+	struct tep_handle *tep;	/* the header page and the systems' events */
+	struct kt_pipe *pipe;
+	struct raw_held *v;
+	size_t n, cap;
+	unsigned char *arena;
+	size_t used, arena_cap;
+	unsigned long long missed;
+};
+
+struct kt_raw *kt_raw_open(struct ktrace_tfs *tfs,
+			   const struct ktrace_inst *inst,
+			   const char *const *systems)
 {
 	struct kt_raw *r = calloc(1, sizeof(*r));
+	int saved;
 
 	if (!r)
 		return NULL;
 	r->tep = tracefs_local_events_system(tfs->dir, systems);
-	if (!r->tep) {
-		free(r);
-		errno = errno ? errno : ENOENT;
-		return NULL;
-	}
-	return r;
+	r->pipe = r->tep ? kt_pipe_open(inst, NULL, 0) : NULL;
+	if (r->pipe)
+		return r;
+	saved = errno ? errno : ENOENT;
+	kt_raw_free(r);
+	errno = saved;
+	return NULL;
 }
 
 void kt_raw_free(struct kt_raw *r)
 {
 	if (!r)
 		return;
+	kt_pipe_close(r->pipe);
 	tep_free(r->tep);
+	free(r->v);
+	free(r->arena);
 	free(r);
 }
 
-static int one(struct tep_event *ev, struct tep_record *rec, int cpu,
-	       void *arg)
+static int hold(void *arg, const struct kt_pipe_ev *ev)
 {
 	struct kt_raw *r = arg;
-	struct kt_raw_rec kr = {
-		.cpu = cpu, .ts = rec->ts, .data = rec->data,
-		.size = rec->size, .id = ev ? ev->id : -1,
-		.system = ev ? ev->system : NULL,
-		.name = ev ? ev->name : NULL,
-	};
+	struct tep_record rec = { .data = (void *)ev->data, .size = ev->size };
+	struct tep_event *te;
 
-	r->ret = r->fn(r->arg, &kr);
-	return r->ret;
+	if (ev->missed)
+		r->missed += ev->missed > 0 ? ev->missed : 1;
+	if (ev->size < 8)
+		return 0;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct raw_held *nv = realloc(r->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->v = nv;
+		r->cap = cap;
+	}
+	if (r->used + ev->size > r->arena_cap) {
+		size_t cap = (r->used + ev->size) * 2;
+		unsigned char *na = realloc(r->arena, cap);
+
+		if (!na)
+			return -ENOMEM;
+		r->arena = na;
+		r->arena_cap = cap;
+	}
+	te = tep_find_event_by_record(r->tep, &rec);
+	memcpy(r->arena + r->used, ev->data, ev->size);
+	r->v[r->n++] = (struct raw_held){
+		.rec = { .cpu = ev->cpu, .ts = ev->ts, .size = ev->size,
+			 .id = te ? te->id : -1,
+			 .system = te ? te->system : NULL,
+			 .name = te ? te->name : NULL },
+		.off = r->used,
+	};
+	r->used += ev->size;
+	return 0;
 }
 
-int kt_raw_read(struct kt_raw *r, const struct ktrace_inst *inst,
-		kt_raw_fn fn, void *arg)
+static int by_time(const void *a, const void *b)
 {
-	r->fn = fn;
-	r->arg = arg;
-	r->ret = 0;
-	if (tracefs_iterate_raw_events(r->tep, inst->ti, NULL, 0, one, r) < 0 &&
-	    !r->ret)
-		return -(errno ? errno : EIO);
-	return r->ret;
+	const struct kt_raw_rec *x = &((const struct raw_held *)a)->rec;
+	const struct kt_raw_rec *y = &((const struct raw_held *)b)->rec;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->cpu - y->cpu;
+}
+
+int kt_raw_read(struct kt_raw *r, kt_raw_fn fn, void *arg)
+{
+	long got = 0;
+	int ret = 0;
+
+	r->n = r->used = 0;
+	for (int i = 0; got >= 0 && i < kt_pipe_nr(r->pipe); i++)
+		got = kt_pipe_read(r->pipe, i, 1024, hold, r);
+	if (got < 0)
+		return (int)got;
+	qsort(r->v, r->n, sizeof(*r->v), by_time);
+	for (size_t i = 0; !ret && i < r->n; i++) {
+		r->v[i].rec.data = r->arena + r->v[i].off;
+		ret = fn(arg, &r->v[i].rec);
+	}
+	return ret;
+}
+
+unsigned long long kt_raw_missed(const struct kt_raw *r)
+{
+	return r->missed;
 }
 
 int kt_raw_field(const struct kt_raw *r, const struct kt_raw_rec *rec,

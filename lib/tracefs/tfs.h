@@ -171,15 +171,43 @@ int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
 		    struct ktrace_err *err);
 
 /*
- * The records of an instance's ring buffers (ftrace's, not perf's), for
- * events perf cannot open (synthetic events): kt_raw_alloc() reads the
- * formats of systems (a NULL-ended list) once; kt_raw_read() hands each
- * record the buffers hold now to fn, oldest first across CPUs, and
- * consumes them; it stops early when fn returns non-zero, and returns
- * that, 0, or -errno. kt_raw_field() reads a field of a record (a number
- * of up to 8 bytes into *val, and/or its offset): 0, -ENOENT (no such
- * field), -EINVAL (not in the record). Free with kt_raw_free() (NULL
- * too).
+ * The one reader of an instance's ring buffers (ftrace's, not perf's):
+ * kt_pipe_open() opens each CPU's trace_pipe_raw without blocking (cpus
+ * NULL: every CPU; a CPU without a buffer is skipped), NULL + errno.
+ * kt_pipe_read() reads at most max subbuffers of reader i (of
+ * kt_pipe_nr(), CPU kt_pipe_cpu()) that are there now and hands each
+ * event to fn in the buffer's order, with the events the kernel lost
+ * before it (missed: N, -1 for some, 0); it stops when fn returns
+ * non-zero. The events handed, fn's negative value, or -errno.
+ */
+struct kt_pipe;
+struct kt_pipe_ev {
+	int cpu;
+	unsigned long long ts;	/* the instance's trace_clock */
+	const void *data;	/* the event as in its format file; valid
+				 * during the call */
+	unsigned int size;
+	int missed;
+};
+typedef int (*kt_pipe_fn)(void *arg, const struct kt_pipe_ev *ev);
+struct kt_pipe *kt_pipe_open(const struct ktrace_inst *inst, const int *cpus,
+			     int ncpus);
+int kt_pipe_nr(const struct kt_pipe *p);
+int kt_pipe_cpu(const struct kt_pipe *p, int i);
+long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn,
+		  void *arg);
+void kt_pipe_close(struct kt_pipe *p);	/* takes NULL */
+
+/*
+ * The same with the events' formats, for one who wants records by name
+ * and field (latency --record): kt_raw_open() reads the formats of
+ * systems (a NULL-ended list) and opens inst's buffers; kt_raw_read()
+ * hands each record every CPU holds now to fn, oldest first across CPUs,
+ * until fn returns non-zero (returned), 0, or -errno. kt_raw_missed():
+ * the events the kernel lost so far. kt_raw_field() reads a field of a
+ * record (a number of up to 8 bytes into *val, and/or its offset): 0,
+ * -ENOENT (no such field), -EINVAL (not in the record). Free with
+ * kt_raw_free() (NULL too).
  */
 struct kt_raw;
 struct kt_raw_rec {
@@ -191,10 +219,11 @@ struct kt_raw_rec {
 	const char *system, *name;
 };
 typedef int (*kt_raw_fn)(void *arg, const struct kt_raw_rec *rec);
-struct kt_raw *kt_raw_alloc(struct ktrace_tfs *tfs,
-			    const char *const *systems);
-int kt_raw_read(struct kt_raw *r, const struct ktrace_inst *inst,
-		kt_raw_fn fn, void *arg);
+struct kt_raw *kt_raw_open(struct ktrace_tfs *tfs,
+			   const struct ktrace_inst *inst,
+			   const char *const *systems);
+int kt_raw_read(struct kt_raw *r, kt_raw_fn fn, void *arg);
+unsigned long long kt_raw_missed(const struct kt_raw *r);
 int kt_raw_field(const struct kt_raw *r, const struct kt_raw_rec *rec,
 		 const char *name, unsigned long long *val, int *offset);
 void kt_raw_free(struct kt_raw *r);
