@@ -439,8 +439,9 @@ int kt_fpipe_pollfds(const struct kt_fpipe *p, struct pollfd *fds, int max)
 {
 	int n = 0;
 
-	for (int i = 0; i < p->nfds && n < max; i++, n++)
-		fds[n] = (struct pollfd){ .fd = p->fds[i], .events = POLLIN };
+	for (int i = 0; i < kt_pipe_nr(p->pipe) && n < max; i++, n++)
+		fds[n] = (struct pollfd){ .fd = kt_pipe_fd(p->pipe, i),
+					  .events = POLLIN };
 	return n;
 }
 

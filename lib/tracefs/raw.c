@@ -110,6 +110,11 @@ int kt_pipe_cpu(const struct kt_pipe *p, int i)
 	return p->cpu[i];
 }
 
+int kt_pipe_fd(const struct kt_pipe *p, int i)
+{
+	return p->fd[i];
+}
+
 /* The events of the subbuffer in p->page; the count handed, or fn's
  * non-zero (*stop set). */
 static long read_page(struct kt_pipe *p, int i, kt_pipe_fn fn, void *arg,

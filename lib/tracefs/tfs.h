@@ -194,6 +194,7 @@ struct kt_pipe *kt_pipe_open(const struct ktrace_inst *inst, const int *cpus,
 			     int ncpus);
 int kt_pipe_nr(const struct kt_pipe *p);
 int kt_pipe_cpu(const struct kt_pipe *p, int i);
+int kt_pipe_fd(const struct kt_pipe *p, int i);	/* to poll(2) for POLLIN */
 long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn,
 		  void *arg);
 void kt_pipe_close(struct kt_pipe *p);	/* takes NULL */
