@@ -224,3 +224,28 @@ fail:
 	errno = e;
 	return -1;
 }
+
+size_t kt_text_escape(char *dst, const char *src, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = dst;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = src[i];
+
+		if (c >= 0x20 && c != 0x7f) {
+			*p++ = c;
+			continue;
+		}
+		*p++ = '\\';
+		if (c == '\n' || c == '\t' || c == '\r') {
+			*p++ = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+			continue;
+		}
+		*p++ = 'x';
+		*p++ = hex[c >> 4];
+		*p++ = hex[c & 15];
+	}
+	*p = '\0';
+	return p - dst;
+}

@@ -179,16 +179,23 @@ static char *put_int(char *p, long long v, int width)
 }
 
 /* Append r->fmt.seq's text to the line at *used. 0 or -ENOMEM. */
-static int append_seq(struct ktrace_record *r, size_t *used)
+/* Append the seq's text to the line; escaped: its control characters
+ * written as escapes (an event's strings are the traced program's). */
+static int append_seq(struct ktrace_record *r, size_t *used, bool escaped)
 {
+	size_t n = r->fmt.seq.len;
 	char *p;
 
 	trace_seq_terminate(&r->fmt.seq);
-	p = out_reserve(r, *used, r->fmt.seq.len + 1);
+	p = out_reserve(r, *used, (escaped ? 4 * n : n) + 1);
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, r->fmt.seq.buffer, r->fmt.seq.len);
-	*used += r->fmt.seq.len;
+	if (escaped) {
+		*used += kt_text_escape(p, r->fmt.seq.buffer, n);
+		return 0;
+	}
+	memcpy(p, r->fmt.seq.buffer, n);
+	*used += n;
 	return 0;
 }
 
@@ -305,17 +312,20 @@ static const char *format_text(struct ktrace_record *r,
 	const char *comm = kt_comms_get(&r->comm, s->tid);
 	size_t clen = strnlen(comm, 16), used;
 	const char *zero;
-	char *p = out_reserve(r, 0, 128 + e->label_len);
+	char *p = out_reserve(r, 0, 128 + 4 * 16 + e->label_len);
+	char esc[4 * 16 + 1];
 
 	if (!p)
 		return "";
 	/* perf script's shape, which flame graph tools parse: the command
-	 * first (left-aligned, never a leading blank), then the pid */
+	 * first (left-aligned, never a leading blank, its control
+	 * characters escaped), then the pid */
 	if (!clen || comm[0] == ' ') {
 		comm = "-";
 		clen = 1;
 	}
-	memcpy(p, comm, clen);
+	clen = kt_text_escape(esc, comm, clen);
+	memcpy(p, esc, clen);
 	p += clen;
 	for (size_t i = clen; i < 16; i++)
 		*p++ = ' ';
@@ -346,7 +356,7 @@ static const char *format_text(struct ktrace_record *r,
 	if (!e->te && !s->nr_ips) {
 		trace_seq_reset(&r->fmt.seq);
 		format_ip(r, s, false);
-		if (append_seq(r, &used))
+		if (append_seq(r, &used, false))
 			return "";
 	}
 	if (e->has_info) {
@@ -372,7 +382,7 @@ static const char *format_text(struct ktrace_record *r,
 		else
 			tep_print_event(r->evt.tep, &r->fmt.seq, &rec, "%s",
 					TEP_PRINT_INFO);
-		if (append_seq(r, &used))
+		if (append_seq(r, &used, true))
 			return "";
 	}
 	if (s->nr_ips) {
@@ -380,7 +390,7 @@ static const char *format_text(struct ktrace_record *r,
 		format_stack(r, s, false);
 		/* a blank line ends a stack, as perf script prints it */
 		trace_seq_putc(&r->fmt.seq, '\n');
-		if (append_seq(r, &used))
+		if (append_seq(r, &used, false))
 			return "";
 	}
 	r->fmt.out[used] = '\0';

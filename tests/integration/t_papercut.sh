@@ -134,3 +134,18 @@ t_probe_add_unprivileged_names_root() {
 	expect_contains "message" "$(cat $PT.err)" "Permission denied (run as root)" || return 1
 	rm -f $PT.err
 }
+
+# Text output escapes control characters in what the traced program names
+# (its comm, a string argument): no forged line, no escape sequence.
+t_record_text_escapes_control_characters() {
+	$KTRACE record -e 'uprobe:libc:fopen p=+0(%di):string' -- python3 -c '
+import ctypes
+libc = ctypes.CDLL(None)
+libc.prctl(15, b"ev\nil\x1b[31m", 0, 0, 0)
+libc.fopen(b"/tmp/x\ny\x1b[2J", b"r")' >$PT.out 2>$PT.err || fail "record: $(cat $PT.err)" || return 1
+	expect_contains "escaped" "$(grep -F '/tmp/x' $PT.out)" 'p="/tmp/x\ny\x1b[2J"' || return 1
+	grep -qF 'ev\nil\x1b[31m' $PT.out || fail "comm not escaped: $(tail -3 $PT.out)" || return 1
+	grep -q "$(printf '\033')" $PT.out && fail "an escape character in the output" && return 1
+	grep -q '^y\|^il' $PT.out && fail "a forged line" && return 1
+	rm -f $PT.out $PT.err
+}
