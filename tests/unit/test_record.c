@@ -301,7 +301,7 @@ static void test_text_format(void **state)
 	/* a thread (pid != tid) whose comm came from a COMM record */
 	assert_string_equal(c.lines[2],
 		"late\"one              11/12 [000] 1235.000000000: sched:sched_switch: "
-		"prev_comm=a\"b\\c\x01 prev_pid=12 prev_prio=120 prev_state=R ==> "
+		"prev_comm=a\"b\\c\\x01 prev_pid=12 prev_prio=120 prev_state=R ==> "
 		"next_comm=worker next_pid=11 next_prio=120");
 	ktrace_record_stats(c.r, &st);
 	assert_int_equal(st.samples, 2);
