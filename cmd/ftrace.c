@@ -103,30 +103,6 @@ struct ftrace_cmd {
 	struct timespec t0;
 };
 
-/* --threshold DUR: a number with ns, us, ms or s (us without). */
-static int dur_parse(struct kt_ctx *ctx, const char *arg, uint64_t *out)
-{
-	static const struct { const char *u; double mult; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "", 1e3 }, { "ms", 1e6 },
-		{ "s", 1e9 },
-	};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	for (size_t i = 0; !errno && end != arg && v > 0 &&
-	     i < ARRAY_SIZE(units); i++)
-		if (!strcmp(end, units[i].u) && v * units[i].mult < 1e12) {
-			*out = (uint64_t)(v * units[i].mult + 0.5);
-			if (*out)
-				return KT_OK;
-		}
-	return kt_usage_error(ctx, NULL,
-			      "bad duration '%s' (a number with ns, us, ms or s; 1ns to 1000s)",
-			      arg);
-}
-
 static int num_parse(struct kt_ctx *ctx, const char *what, const char *arg,
 		     int max, int *out)
 {
@@ -177,7 +153,8 @@ static int ftrace_opt(struct ftrace_cmd *fc, int opt, const char *arg)
 		return num_parse(ctx, "depth", arg, 1000, &fc->depth);
 	case OPT_THRESHOLD:
 		fc->graph = true;
-		return dur_parse(ctx, arg, &fc->threshold);
+		return kt_duration_parse(ctx, "--threshold", arg, "us",
+					 &fc->threshold);
 	case 'm':
 		return buffer_parse(fc, arg);
 	case OPT_COUNT:

@@ -105,11 +105,6 @@ int kt_pipe_nr(const struct kt_pipe *p)
 	return p->nr;
 }
 
-int kt_pipe_cpu(const struct kt_pipe *p, int i)
-{
-	return p->cpu[i];
-}
-
 int kt_pipe_fd(const struct kt_pipe *p, int i)
 {
 	return p->fd[i];

@@ -175,7 +175,7 @@ int kt_filter_check(struct tep_event *te, const char *what, const char *expr,
  * kt_pipe_open() opens each CPU's trace_pipe_raw without blocking (cpus
  * NULL: every CPU; a CPU without a buffer is skipped), NULL + errno.
  * kt_pipe_read() reads at most max subbuffers of reader i (of
- * kt_pipe_nr(), CPU kt_pipe_cpu()) that are there now and hands each
+ * kt_pipe_nr()) that are there now and hands each
  * event to fn in the buffer's order, with the events the kernel lost
  * before it (missed: N, -1 for some, 0); it stops when fn returns
  * non-zero. The events handed, fn's negative value, or -errno.
@@ -193,7 +193,6 @@ typedef int (*kt_pipe_fn)(void *arg, const struct kt_pipe_ev *ev);
 struct kt_pipe *kt_pipe_open(const struct ktrace_inst *inst, const int *cpus,
 			     int ncpus);
 int kt_pipe_nr(const struct kt_pipe *p);
-int kt_pipe_cpu(const struct kt_pipe *p, int i);
 int kt_pipe_fd(const struct kt_pipe *p, int i);	/* to poll(2) for POLLIN */
 long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn,
 		  void *arg);
