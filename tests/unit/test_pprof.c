@@ -48,7 +48,7 @@ static void sample_raw(struct kt_kfw *w, uint64_t st, uint64_t id,
 	unsigned char buf[512], *p = buf + sizeof(struct perf_event_header);
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
 	uint64_t ip = nr > 1 ? ips[1] : 0;
-	uint32_t cpu[2] = { 0, 0 }, size;
+	uint32_t cpu[2] = { 0, 0 }, size, given = rlen;
 
 	p = put(p, &id, 8);
 	if (st & PERF_SAMPLE_IP)
@@ -67,7 +67,7 @@ static void sample_raw(struct kt_kfw *w, uint64_t st, uint64_t id,
 	rlen = size - (p - buf) - 4;
 	p = put(p, &rlen, 4);
 	memset(p, 0, rlen);
-	memcpy(p, raw, rlen < 4 ? rlen : 4);
+	memcpy(p, raw, given);	/* the raw data as given, then padding */
 	h.size = size;
 	memcpy(buf, &h, sizeof(h));
 	assert_int_equal(kt_kfw_record(w, (const void *)buf), 0);
