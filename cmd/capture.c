@@ -176,6 +176,16 @@ int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads)
 	return KT_OK;
 }
 
+bool kt_target_pids_gone(const struct kt_target *t)
+{
+	if (t->npids < 2 || t->argc)
+		return false;
+	for (int i = 0; i < t->npids; i++)
+		if (!kill(t->pids[i], 0) || errno == EPERM)
+			return false;
+	return true;
+}
+
 int kt_target_start(struct kt_ctx *ctx, struct kt_target *t)
 {
 	/* told to stop before the command was released: it never runs

@@ -557,7 +557,8 @@ static int ftrace_round(void *arg, bool *gone)
 	if (drain(fc))
 		return -1;
 	fflush(fc->ctx->out);
-	*gone = fc->gone || (pfd[0].fd >= 0 && poll(pfd, 1, 0) > 0);
+	*gone = fc->gone || (pfd[0].fd >= 0 && poll(pfd, 1, 0) > 0) ||
+		kt_target_pids_gone(&fc->co.tg);
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -220,16 +219,6 @@ int kt_hrun_show(struct kt_hrun *hr, double at)
 	return ret || ferror(hr->ctx->out) ? KT_FAIL : KT_OK;
 }
 
-/* Several -p tasks: whether one of them is still there (a pidfd would
- * need a thread group leader before Linux 6.9; they are threads too). */
-static bool any_alive(const struct kt_target *tg)
-{
-	for (int i = 0; i < tg->npids; i++)
-		if (!kill(tg->pids[i], 0) || errno == EPERM)
-			return true;
-	return false;
-}
-
 /* A round: wait for the process's end (the end of every -p task) or the
  * next interval. */
 static int hrun_round(void *arg, bool *gone)
@@ -254,7 +243,7 @@ static int hrun_round(void *arg, bool *gone)
 		hr->last = now;
 	}
 	*gone = hr->gone || (pfd.fd >= 0 && poll(&pfd, 1, 0) > 0) ||
-		(hr->tg->npids > 1 && !hr->tg->argc && !any_alive(hr->tg));
+		kt_target_pids_gone(hr->tg);
 	return 0;
 }
 

@@ -236,6 +236,9 @@ int kt_target_check(struct kt_ctx *ctx, struct kt_target *t, int argc,
  * Errors printed. */
 int kt_target_prepare(struct kt_ctx *ctx, struct kt_target *t, bool threads);
 int kt_target_start(struct kt_ctx *ctx, struct kt_target *t);
+/* Several -p tasks (no command), all of them gone: a pidfd watches one
+ * and needs a thread group leader before Linux 6.9; -p's are threads. */
+bool kt_target_pids_gone(const struct kt_target *t);
 /* "'cmd arg...'" (the command line, cut with "..." past len), "process
  * id 'N'" or "'system wide'" into buf (len: 8 or more). */
 const char *kt_target_describe(const struct kt_target *t, char *buf,
