@@ -93,6 +93,7 @@ struct top_run {
 	unsigned long long samples_iv;	/* samples this interval */
 	double rate_samples;
 	uint64_t lost;
+	uint64_t upto;			/* records handed out up to (ns) */
 	char what[256];
 	int error;
 	/* the capture loop's */
@@ -169,13 +170,22 @@ static void read_counts(struct top_run *run, double dt)
 		e->last = v;
 	}
 	run->rate_samples = dt > 0 ? run->samples_iv / dt : 0;
-	run->samples_iv = 0;
 	if (run->rec) {
 		struct ktrace_record_stats rs;
 
 		ktrace_record_stats(run->rec, &rs);
 		run->lost = rs.lost;
+		/*
+		 * The samples came over the time the records were handed out
+		 * in, not over the wall clock's interval: records wait for
+		 * the merge and for a binary being read.
+		 */
+		if (rs.upto_ns > run->upto)
+			run->rate_samples = run->samples_iv /
+					    ((rs.upto_ns - run->upto) / 1e9);
+		run->upto = rs.upto_ns;
 	}
+	run->samples_iv = 0;
 }
 
 static enum top_sort g_sort;	/* for the qsort comparators below */
@@ -556,8 +566,13 @@ int cmd_top(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (run.st)
 		ktrace_stat_enable(run.st);
-	if (run.rec)
+	if (run.rec) {
+		struct ktrace_record_stats rs;
+
 		ktrace_record_enable(run.rec);
+		ktrace_record_stats(run.rec, &rs);
+		run.upto = rs.upto_ns;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	if (kt_loop_run(tg, &run.t0, run.co.duration, top_round, &run) ==
 	    KT_LOOP_FAILED)

@@ -518,6 +518,9 @@ struct ktrace_record_stats {
 	bool user_only;		/* a sampling event samples user space only
 				 * (an unprivileged user, perf_event_paranoid
 				 * 2: the kernel's side is refused) */
+	uint64_t upto_ns;	/* every record up to this CLOCK_MONOTONIC
+				 * time has been handed out: a rate of the
+				 * records is over the time this moved */
 };
 void ktrace_record_stats(const struct ktrace_record *r,
 			 struct ktrace_record_stats *st);

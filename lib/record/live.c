@@ -353,16 +353,6 @@ int ktrace_record_open(struct ktrace_record *r,
 	return 0;
 }
 
-int ktrace_record_enable(struct ktrace_record *r)
-{
-	return r->live.perf ? kt_perf_enable(r->live.perf) : -EINVAL;
-}
-
-int ktrace_record_disable(struct ktrace_record *r)
-{
-	return r->live.perf ? kt_perf_disable(r->live.perf) : -EINVAL;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -370,6 +360,20 @@ static uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
+
+int ktrace_record_enable(struct ktrace_record *r)
+{
+	if (!r->live.perf)
+		return -EINVAL;
+	r->live.upto = now_ns();
+	return kt_perf_enable(r->live.perf);
+}
+
+int ktrace_record_disable(struct ktrace_record *r)
+{
+	return r->live.perf ? kt_perf_disable(r->live.perf) : -EINVAL;
+}
+
 
 /*
  * Take what every ring holds into the merge. With DWARF stacks a sample
@@ -483,6 +487,8 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 	r->dec.fn = fn;
 	r->dec.fnctx = ctx;
 	ret = kt_merge_flush(l->merge, horizon);
+	if (ret >= 0 && horizon > l->upto)
+		l->upto = horizon;
 	/* a write error sticks in the writer: ktrace_record_output_close()
 	 * reports it */
 	kt_writer_flush(r, now_ns(), false);
@@ -571,4 +577,5 @@ void ktrace_record_stats(const struct ktrace_record *r,
 	st->lost_per_cpu = r->dec.lost_cpu;
 	st->per_event = r->dec.per_event;
 	st->user_only = kt_perf_user_only(r->live.perf);
+	st->upto_ns = r->live.upto;
 }

@@ -31,6 +31,7 @@ struct kt_live {
 	uint64_t *map_scan;
 	bool prefetch;		/* read binaries ahead (scan_map) */
 	uint64_t held_since;	/* records held while they are (poll) */
+	uint64_t upto;		/* every record up to this time handed out */
 	struct kt_ftsrc ft;	/* events perf does not deliver */
 };
 
