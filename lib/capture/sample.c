@@ -3,6 +3,7 @@
  * Parse perf sample fields. See sample.h for the layouts.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture/sample.h"
@@ -224,4 +225,89 @@ bool kt_sample_time(const struct kt_sample_fmt *fmt,
 	}
 	memcpy(ts, (const unsigned char *)h + off, sizeof(*ts));
 	return true;
+}
+
+static unsigned char *put(unsigned char *p, const void *v, size_t n)
+{
+	memcpy(p, v, n);
+	return p + n;
+}
+
+void kt_sample_buf_free(struct kt_sample_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->cap = 0;
+}
+
+const struct perf_event_header *
+kt_sample_build(struct kt_sample_buf *b, uint64_t st, uint64_t id, int cpu,
+		uint64_t ts, const void *data, uint32_t size)
+{
+	uint32_t raw = ((4 + size + 7) & ~7u) - 4, pid = 0, u32[2];
+	size_t len = sizeof(struct perf_event_header) + 12 * 8 + 4 + raw;
+	uint64_t zero = 0, one = 1;
+	struct perf_event_header *h;
+	unsigned char *p;
+	int32_t cpid;
+
+	if (st & ~(uint64_t)(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			     PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+			     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+		return NULL;
+	if (len > UINT16_MAX)
+		return NULL;
+	if (b->cap < len) {
+		unsigned char *n = realloc(b->p, len);
+
+		if (!n)
+			return NULL;
+		b->p = n;
+		b->cap = len;
+	}
+	/* common_pid, the thread's id (the process's is not recorded) */
+	if (size >= 8) {
+		memcpy(&cpid, (const unsigned char *)data + 4, 4);
+		pid = (uint32_t)cpid;
+	}
+	h = (struct perf_event_header *)b->p;
+	p = b->p + sizeof(*h);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		p = put(p, &id, 8);
+	if (st & PERF_SAMPLE_IP)
+		p = put(p, &zero, 8);
+	u32[0] = u32[1] = pid;
+	if (st & PERF_SAMPLE_TID)
+		p = put(p, u32, 8);
+	if (st & PERF_SAMPLE_TIME)
+		p = put(p, &ts, 8);
+	if (st & PERF_SAMPLE_ID)
+		p = put(p, &id, 8);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		p = put(p, &id, 8);
+	u32[0] = cpu;
+	u32[1] = 0;
+	if (st & PERF_SAMPLE_CPU)
+		p = put(p, u32, 8);
+	if (st & PERF_SAMPLE_PERIOD)
+		p = put(p, &one, 8);
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		p = put(p, &zero, 8);	/* no frames */
+	if (st & PERF_SAMPLE_RAW) {
+		p = put(p, &raw, 4);
+		p = put(p, data, size);
+		memset(p, 0, raw - size);
+		p += raw - size;
+	}
+	if (st & PERF_SAMPLE_REGS_USER)
+		p = put(p, &zero, 8);	/* abi 0: no registers */
+	if (st & PERF_SAMPLE_STACK_USER)
+		p = put(p, &zero, 8);	/* no stack */
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_KERNEL;
+	h->size = p - b->p;
+	return h;
 }

@@ -34,6 +34,7 @@
 #define KT_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -115,5 +116,23 @@ int kt_sample_parse(const struct kt_sample_fmt *fmt,
  */
 bool kt_sample_time(const struct kt_sample_fmt *fmt,
 		    const struct perf_event_header *h, uint64_t *ts);
+
+/*
+ * The writing side, for events perf does not deliver (ftrace's buffers):
+ * one event's data as a PERF_RECORD_SAMPLE of sample_type st, the fields
+ * ktrace's events use (IDENTIFIER, IP, TID, TIME, ID, STREAM_ID, CPU,
+ * PERIOD 1, CALLCHAIN and REGS_USER/STACK_USER empty, RAW the data), the
+ * thread id taken from the data's common_pid. Built in b (grown as
+ * needed; kt_sample_buf_free() frees it) and valid until its next use.
+ * NULL: no memory, too big, or a bit of st it cannot fill.
+ */
+struct kt_sample_buf {
+	unsigned char *p;
+	size_t cap;
+};
+const struct perf_event_header *
+kt_sample_build(struct kt_sample_buf *b, uint64_t st, uint64_t id, int cpu,
+		uint64_t ts, const void *data, uint32_t size);
+void kt_sample_buf_free(struct kt_sample_buf *b);
 
 #endif /* KT_SAMPLE_H */

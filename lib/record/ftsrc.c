@@ -27,7 +27,7 @@ void kt_ftsrc_free(struct kt_ftsrc *f)
 	 * probes can be removed */
 	if (f->inst)
 		kt_own_inst_destroy(f->inst);
-	free(f->rec);
+	kt_sample_buf_free(&f->sb);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -181,90 +181,6 @@ static int event_of_type(const struct ktrace_record *r, int type)
 	return -1;
 }
 
-static unsigned char *put(unsigned char *p, const void *v, size_t n)
-{
-	memcpy(p, v, n);
-	return p + n;
-}
-
-/*
- * One event as a PERF_RECORD_SAMPLE of sample_type st (the bits
- * kt_perf_open() uses: IDENTIFIER, IP, TID, TIME, ID, STREAM_ID, CPU,
- * PERIOD, CALLCHAIN, RAW, REGS_USER, STACK_USER; kernel addresses and
- * user stacks empty). NULL: no memory, or a bit it cannot fill.
- */
-static const struct perf_event_header *
-as_sample(struct kt_ftsrc *f, uint64_t st, uint64_t id, int cpu, uint64_t ts,
-	  const unsigned char *data, uint32_t size)
-{
-	uint32_t raw = ((4 + size + 7) & ~7u) - 4, pid = 0, u32[2];
-	size_t len = sizeof(struct perf_event_header) + 12 * 8 + 4 + raw;
-	uint64_t zero = 0, one = 1;
-	struct perf_event_header *h;
-	unsigned char *p;
-	int32_t cpid;
-
-	if (st & ~(uint64_t)(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			     PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-			     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
-			     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
-		return NULL;
-	if (len > UINT16_MAX)
-		return NULL;
-	if (f->rec_cap < len) {
-		unsigned char *n = realloc(f->rec, len);
-
-		if (!n)
-			return NULL;
-		f->rec = n;
-		f->rec_cap = len;
-	}
-	/* common_pid, the thread's id (the process's is not recorded) */
-	if (size >= 8) {
-		memcpy(&cpid, data + 4, 4);
-		pid = (uint32_t)cpid;
-	}
-	h = (struct perf_event_header *)f->rec;
-	p = f->rec + sizeof(*h);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		p = put(p, &id, 8);
-	if (st & PERF_SAMPLE_IP)
-		p = put(p, &zero, 8);
-	u32[0] = u32[1] = pid;
-	if (st & PERF_SAMPLE_TID)
-		p = put(p, u32, 8);
-	if (st & PERF_SAMPLE_TIME)
-		p = put(p, &ts, 8);
-	if (st & PERF_SAMPLE_ID)
-		p = put(p, &id, 8);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		p = put(p, &id, 8);
-	u32[0] = cpu;
-	u32[1] = 0;
-	if (st & PERF_SAMPLE_CPU)
-		p = put(p, u32, 8);
-	if (st & PERF_SAMPLE_PERIOD)
-		p = put(p, &one, 8);
-	if (st & PERF_SAMPLE_CALLCHAIN)
-		p = put(p, &zero, 8);	/* no frames */
-	if (st & PERF_SAMPLE_RAW) {
-		p = put(p, &raw, 4);
-		p = put(p, data, size);
-		memset(p, 0, raw - size);
-		p += raw - size;
-	}
-	if (st & PERF_SAMPLE_REGS_USER)
-		p = put(p, &zero, 8);	/* abi 0: no registers */
-	if (st & PERF_SAMPLE_STACK_USER)
-		p = put(p, &zero, 8);	/* no stack */
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = PERF_RECORD_MISC_KERNEL;
-	h->size = p - f->rec;
-	return h;
-}
-
 /* n events the kernel dropped on cpu before time ts, as perf says it. */
 static int add_lost(struct ktrace_record *r, int src, int cpu, uint64_t ts,
 		    uint64_t n)
@@ -319,9 +235,9 @@ static int pull_one(void *arg, const struct kt_pipe_ev *ev)
 	e = event_of_type(r, type);
 	if (e < 0)
 		return 0;
-	h = as_sample(&r->live.ft, r->dec.mcfg.sample_type,
-		      event_sample_id(r, e), ev->cpu, ev->ts, ev->data,
-		      ev->size);
+	h = kt_sample_build(&r->live.ft.sb, r->dec.mcfg.sample_type,
+			    event_sample_id(r, e), ev->cpu, ev->ts, ev->data,
+			    ev->size);
 	if (!h)
 		return -ENOMEM;
 	ret = kt_merge_add(r->live.merge, pl->src, h);

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/sample.h"
+
 struct ktrace_inst;
 struct kt_pipe;
 
@@ -28,8 +30,7 @@ struct kt_ftsrc {
 	struct ktrace_inst *inst;	/* NULL: no event needs it */
 	struct kt_pipe *pipe;		/* trace_pipe_raw per CPU */
 	int src0;			/* the merge's source of CPU 0's */
-	unsigned char *rec;		/* the sample being built */
-	size_t rec_cap;
+	struct kt_sample_buf sb;	/* the sample being built */
 };
 
 struct ktrace_record;
