@@ -18,6 +18,7 @@
 
 #include "ktrace_cmd.h"
 #include "record/fgraph.h"
+#include "record/ftfile.h"
 #include "sym/ffuncs.h"
 #include "sym/symtab.h"
 #include "tracefs/ftrace.h"
@@ -25,7 +26,7 @@
 static const char ftrace_usage[] =
 	"Usage: ktrace ftrace [--graph] [-f GLOB...] [-n GLOB...] [-g FUNC...] [--depth N]\n"
 	"                     [--threshold DUR] [-p PID... | -a | -- CMD ARGS...] [-C CPUS]\n"
-	"                     [-d SECS] [-m SIZE] [--count] [--json]\n"
+	"                     [-d SECS] [-m SIZE] [--count] [-o FILE] [--json]\n"
 	"Trace kernel functions with the kernel's function tracer: one line a call\n"
 	"(comm pid [cpu] time: function <- caller), or with --graph the call graph\n"
 	"with each call's duration. The tracer runs in an instance of ktrace's own;\n"
@@ -46,6 +47,8 @@ static const char ftrace_usage[] =
 	"  -d, --duration SECS    stop after SECS seconds\n"
 	"  -m, --buffer-size SIZE the kernel's buffer per CPU (256K, 4M...)\n"
 	"      --count            calls per function at the end, most first\n"
+	"  -o, --output FILE      write the records to a ktrace file instead ('-':\n"
+	"                         standard output); ktrace report shows it as here\n"
 	"  -j, --json             JSON output\n"
 	"  -h, --help             this help\n";
 
@@ -64,6 +67,7 @@ static const struct option ftrace_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "buffer-size", required_argument, NULL, 'm' },
 	{ "count", no_argument, NULL, OPT_COUNT },
+	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -81,7 +85,8 @@ struct ftrace_cmd {
 	struct kt_capture_opts co;	/* the target, -C, -d */
 	struct kt_strv filter, notrace, graph_fn;
 	bool graph, count;
-	int depth;
+	int depth, udepth;		/* udepth: left out here, not by
+					 * the kernel */
 	uint64_t threshold;		/* ns */
 	long buffer_kb;
 	struct kt_signals sigs;
@@ -93,6 +98,16 @@ struct ftrace_cmd {
 	struct kt_fpipe *pipe;
 	struct kt_fgraph *fg;
 	struct kt_symtab ksyms;
+	const struct kt_symtab *syms;	/* &ksyms, or a file's */
+	/* -o: the file, and the symbols (a bitmap over ksyms) and tasks
+	 * its records name */
+	const char *output;
+	int out_fd;
+	struct kt_ftw *ftw;
+	unsigned char *sym_used;
+	struct kt_profile pids;
+	int last_pid;
+	struct ktrace_record *rec;	/* report: the file read */
 	struct kt_profile counts;
 	struct comm *comms;		/* COMM_SLOTS, by pid */
 	char *cmdlines;			/* saved_cmdlines, read once */
@@ -160,6 +175,9 @@ static int ftrace_opt(struct ftrace_cmd *fc, int opt, const char *arg)
 	case OPT_COUNT:
 		fc->count = true;
 		return KT_OK;
+	case 'o':
+		fc->output = arg;
+		return KT_OK;
 	case 'j':
 		ctx->json = true;
 		return KT_OK;
@@ -175,7 +193,7 @@ static int ftrace_parse(struct ftrace_cmd *fc, int argc, char **argv)
 	struct kt_ctx *ctx = fc->ctx;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+:f:n:g:p:aC:d:m:jh",
+	while ((opt = getopt_long(argc, argv, "+:f:n:g:p:aC:d:m:o:jh",
 				  ftrace_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
@@ -196,6 +214,9 @@ static int ftrace_parse(struct ftrace_cmd *fc, int argc, char **argv)
 	if (fc->count && fc->graph)
 		return kt_usage_error(ctx, NULL,
 				      "--count counts the function tracer's calls: not with --graph, -g, --depth or --threshold");
+	if (fc->output && ctx->json)
+		return kt_usage_error(ctx, NULL,
+				      "-o writes a ktrace file: --json goes with ktrace report");
 	return -1;
 }
 
@@ -299,7 +320,8 @@ static int start_tracer(struct ftrace_cmd *fc, const char *tracer)
 		c.depth = fc->depth;
 		udepth = 0;
 	}
-	if (fc->graph) {
+	fc->udepth = udepth;
+	if (fc->graph && !fc->output) {
 		fc->fg = kt_fgraph_alloc(fc->threshold, udepth, 8);
 		if (!fc->fg)
 			return kt_error(fc->ctx, KT_FAIL, "out of memory");
@@ -333,6 +355,8 @@ static int stats_start(struct ftrace_cmd *fc)
 	return KT_OK;
 }
 
+static int file_open(struct ftrace_cmd *fc, const char *tracer);
+
 static int ftrace_setup(struct ftrace_cmd *fc)
 {
 	struct kt_ctx *ctx = fc->ctx;
@@ -351,11 +375,14 @@ static int ftrace_setup(struct ftrace_cmd *fc)
 	if (kt_symtab_load_kallsyms(&fc->ksyms, NULL) < 0)
 		fprintf(ctx->err,
 			"ktrace: cannot read /proc/kallsyms: functions shown by address\n");
+	fc->syms = &fc->ksyms;
 	ret = choose_instance(fc, tracer);
 	if (!ret)
 		ret = stats_start(fc);
 	if (!ret)
 		ret = start_tracer(fc, tracer);
+	if (!ret && fc->output)
+		ret = file_open(fc, tracer);
 	return ret;
 }
 
@@ -401,6 +428,11 @@ static const char *comm_of(struct ftrace_cmd *fc, int pid)
 	c = &fc->comms[(unsigned int)pid % COMM_SLOTS];
 	if (c->pid == pid)
 		return c->name;
+	if (fc->rec) {
+		ktrace_record_comm(fc->rec, pid, c->name, sizeof(c->name));
+		c->pid = pid;
+		return c->name;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	t = kt_read_file(path, NULL);
 	if (t)
@@ -418,7 +450,7 @@ static const char *comm_of(struct ftrace_cmd *fc, int pid)
 static const char *sym_of(struct ftrace_cmd *fc, uint64_t addr, char *buf,
 			  size_t len)
 {
-	const char *name = kt_symtab_find(&fc->ksyms, addr, NULL);
+	const char *name = kt_symtab_find(fc->syms, addr, NULL);
 
 	if (name)
 		return name;
@@ -520,7 +552,59 @@ static int count_call(struct ftrace_cmd *fc, const struct kt_frec *r)
 	return KT_OK;
 }
 
-/* What the buffers hold now, shown. */
+/* One record shown, counted or fed to the graph; 0 or -ENOMEM. */
+static int show_rec(void *arg, const struct kt_frec *r)
+{
+	struct ftrace_cmd *fc = arg;
+
+	fc->records++;
+	if (fc->fg)
+		return kt_fgraph_feed(fc->fg, r, graph_line, fc);
+	if (fc->count)
+		return count_call(fc, r) ? -ENOMEM : 0;
+	show_call(fc, r);
+	return 0;
+}
+
+/* Note a kernel symbol a record of the file names (ip 0: none). */
+static void note_sym(struct ftrace_cmd *fc, uint64_t ip)
+{
+	const struct kt_sym *sy = ip ? kt_symtab_lookup(&fc->ksyms, ip) :
+				       NULL;
+	size_t i;
+
+	if (!sy || !fc->sym_used)
+		return;
+	i = sy - fc->ksyms.v;
+	fc->sym_used[i / 8] |= 1 << (i % 8);
+}
+
+/* -o: one record into the file, its task and functions noted for the
+ * tables written at the end; 0 or -errno. */
+static int file_rec(struct ftrace_cmd *fc, const struct kt_frec *r)
+{
+	uint32_t size;
+	const void *data = kt_fpipe_raw(fc->pipe, r, &size);
+	char *key;
+	int ret;
+
+	if (!data)
+		return -ENOMEM;
+	fc->records++;
+	note_sym(fc, r->ip);
+	note_sym(fc, r->parent);
+	if (r->pid != fc->last_pid) {
+		fc->last_pid = r->pid;
+		if (asprintf(&key, "%d", r->pid) < 0)
+			return -ENOMEM;
+		ret = kt_profile_add(&fc->pids, key, 1);
+		if (ret)
+			return ret;
+	}
+	return kt_ftw_add(fc->ftw, r, data, size);
+}
+
+/* What the buffers hold now, shown (or written, -o). */
 static int drain(struct ftrace_cmd *fc)
 {
 	const struct kt_frec *v;
@@ -531,17 +615,13 @@ static int drain(struct ftrace_cmd *fc)
 		return kt_error(fc->ctx, KT_FAIL,
 				"cannot read the trace buffers: %s",
 				strerror(-ret));
-	for (size_t i = 0; !ret && i < n; i++) {
-		fc->records++;
-		if (fc->fg)
-			ret = kt_fgraph_feed(fc->fg, &v[i], graph_line, fc);
-		else if (fc->count)
-			ret = count_call(fc, &v[i]);
-		else
-			show_call(fc, &v[i]);
-	}
-	if (ret)
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = fc->ftw ? file_rec(fc, &v[i]) : show_rec(fc, &v[i]);
+	if (ret == -ENOMEM)
 		return kt_error(fc->ctx, KT_FAIL, "out of memory");
+	if (ret)
+		return kt_error(fc->ctx, KT_FAIL, "writing '%s' failed: %s",
+				fc->output, strerror(-ret));
 	return ferror(fc->ctx->out) ? KT_FAIL : KT_OK;
 }
 
@@ -589,22 +669,19 @@ static void show_counts(struct ftrace_cmd *fc)
 		kt_json_array_end(j);
 }
 
-/* Overruns and drops of each CPU read, stated, never silent. The pages'
- * missed counts are the same records seen from the reader's side: the
- * larger of the two totals is said. */
-static void show_loss(struct ftrace_cmd *fc)
+/*
+ * The CPUs that lost records, as "CPU:OVERRUN:DROPPED" words (what -o
+ * keeps in the file), into buf; the total lost. The pages' missed counts
+ * are the same records seen from the reader's side: the larger of the
+ * two totals is the total.
+ */
+static uint64_t loss_words(struct ftrace_cmd *fc, char *buf, size_t len)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
 	uint64_t o, d, total = 0, missed = kt_fpipe_missed(fc->pipe);
-	char text[1024] = "";
 	size_t at = 0;
 
-	if (j) {
-		kt_juint(j, "records", fc->records);
-		kt_json_key(j, "lost");
-		kt_json_array_begin(j);
-	}
+	buf[0] = 0;
 	for (long i = 0; i < ncpu; i++) {
 		if (kt_cpu_stats(run_inst(fc), i, &o, &d))
 			continue;
@@ -613,6 +690,34 @@ static void show_loss(struct ftrace_cmd *fc)
 		if (!o && !d)
 			continue;
 		total += o + d;
+		if (at < len)
+			at += snprintf(buf + at, len - at,
+				       "%s%ld:%" PRIu64 ":%" PRIu64,
+				       at ? " " : "", i, o, d);
+	}
+	return missed > total ? missed : total;
+}
+
+/* Overruns and drops of each CPU (words of loss_words()), stated, never
+ * silent; suffix: what follows the text line. */
+static void show_loss(struct ftrace_cmd *fc, const char *words,
+		      uint64_t total, const char *suffix)
+{
+	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
+	unsigned long long o, d;
+	char text[1024] = "";
+	const char *w = words;
+	size_t at = 0;
+	long i;
+	int n;
+
+	if (j) {
+		kt_juint(j, "records", fc->records);
+		kt_json_key(j, "lost");
+		kt_json_array_begin(j);
+	}
+	while (w && sscanf(w, "%ld:%llu:%llu%n", &i, &o, &d, &n) == 3) {
+		w += n;
 		if (j) {
 			kt_json_object_begin(j);
 			kt_jint(j, "cpu", i);
@@ -621,27 +726,107 @@ static void show_loss(struct ftrace_cmd *fc)
 			kt_json_object_end(j);
 		} else if (at < sizeof(text)) {
 			at += snprintf(text + at, sizeof(text) - at,
-				       "%scpu%ld: %" PRIu64 " overrun, %" PRIu64 " dropped",
+				       "%scpu%ld: %llu overrun, %llu dropped",
 				       at ? "; " : " (", i, o, d);
 		}
 	}
-	if (missed > total)
-		total = missed;
 	if (j) {
 		kt_json_array_end(j);
 		kt_juint(j, "lost_total", total);
 		return;
 	}
-	fprintf(fc->ctx->err, "ktrace: %" PRIu64 " records, %" PRIu64 " lost%s%s\n",
-		fc->records, total, text, at ? "; raise -m)" : "");
+	fprintf(fc->ctx->err, "ktrace: %" PRIu64 " records, %" PRIu64 " lost%s%s%s\n",
+		fc->records, total, text, at ? "; raise -m)" : "", suffix);
+}
+
+/* -o FILE ('-': standard output): the file started, its readers told to
+ * keep each record's data. */
+static int file_open(struct ftrace_cmd *fc, const char *tracer)
+{
+	const struct kt_target *tg = &fc->co.tg;
+	struct ktrace_err err = { .pos = -1 };
+	char cmdline[1024] = "";
+	int ret;
+
+	for (int i = 0; i < tg->argc && strlen(cmdline) < 900; i++) {
+		strcat(cmdline, i ? " " : "");
+		strncat(cmdline, tg->argv[i], 900 - strlen(cmdline));
+	}
+	fc->out_fd = strcmp(fc->output, "-") ?
+		     open(fc->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644) : dup(STDOUT_FILENO);
+	if (fc->out_fd < 0)
+		return kt_error(fc->ctx, KT_FAIL, "cannot create '%s': %s",
+				fc->output, strerror(errno));
+	fc->sym_used = calloc(fc->ksyms.n / 8 + 1, 1);
+	if (!fc->sym_used)
+		return kt_error(fc->ctx, KT_FAIL, "out of memory");
+	fc->ftw = kt_ftw_open(fc->out_fd, run_inst(fc), tracer, cmdline,
+			      &err);
+	if (!fc->ftw) {
+		ret = kt_error_detail(fc->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
+	kt_fpipe_keep_raw(fc->pipe);
+	fc->last_pid = -1;
+	return KT_OK;
+}
+
+/* What the file's records name (symbols, tasks) and what report needs to
+ * show them as here: the settings, the loss. */
+static int file_tables(struct ftrace_cmd *fc, const char *words,
+		       uint64_t total)
+{
+	char v[64];
+	int ret = 0;
+
+	for (size_t i = 0; i < fc->ksyms.n; i++)
+		if (fc->sym_used[i / 8] & (1 << (i % 8)))
+			ret |= kt_ftw_ksym(fc->ftw, fc->ksyms.v[i].addr,
+					   fc->ksyms.v[i].name);
+	for (size_t i = 0; i < fc->pids.n; i++) {
+		int pid = atoi(fc->pids.v[i].key);
+
+		ret |= kt_ftw_comm(fc->ftw, pid, comm_of(fc, pid));
+	}
+	ret |= kt_ftw_meta(fc->ftw, "ftrace.target", fc->what);
+	snprintf(v, sizeof(v), "%" PRIu64 " %d %d", fc->threshold,
+		 fc->udepth, fc->count);
+	ret |= kt_ftw_meta(fc->ftw, "ftrace.show", v);
+	snprintf(v, sizeof(v), "%" PRIu64 " %" PRIu64, fc->records, total);
+	ret |= kt_ftw_meta(fc->ftw, "ftrace.records", v);
+	ret |= kt_ftw_meta(fc->ftw, "ftrace.lost", words);
+	return ret;
+}
+
+/* The file finished: its tables, then closed; the line of what it holds. */
+static int file_finish(struct ftrace_cmd *fc, const char *words,
+		       uint64_t total)
+{
+	uint64_t bytes = 0;
+	char suffix[512];
+	int ret = file_tables(fc, words, total) ? -ENOMEM : 0;
+	int cret = kt_ftw_close(fc->ftw, &bytes);
+
+	fc->ftw = NULL;
+	ret = cret ? cret : ret;
+	if (ret)
+		return kt_error(fc->ctx, KT_FAIL, "writing '%s' failed: %s",
+				fc->output, strerror(-ret));
+	snprintf(suffix, sizeof(suffix), "; wrote %" PRIu64 " bytes to %s",
+		 bytes, fc->output);
+	show_loss(fc, words, total, suffix);
+	return KT_OK;
 }
 
 static int ftrace_loop(struct ftrace_cmd *fc, bool *stopped)
 {
 	struct kt_target *tg = &fc->co.tg;
 	struct kt_json *j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
-	uint64_t before;
-	int ret, pid;
+	uint64_t before, total;
+	char words[1024];
+	int ret, r, pid;
 
 	if (j) {
 		kt_json_object_begin(j);
@@ -676,9 +861,15 @@ static int ftrace_loop(struct ftrace_cmd *fc, bool *stopped)
 		kt_fgraph_flush(fc->fg, graph_line, fc);
 	if (j)
 		kt_json_array_end(j);
-	if (!ret && fc->count)
+	if (!ret && fc->count && !fc->ftw)
 		show_counts(fc);
-	show_loss(fc);
+	total = loss_words(fc, words, sizeof(words));
+	if (fc->ftw) {
+		r = file_finish(fc, words, total);
+		ret = ret ? ret : r;
+	} else {
+		show_loss(fc, words, total, "");
+	}
 	if (j)
 		kt_json_object_end(j);
 	return ret;
@@ -693,6 +884,13 @@ static int ftrace_teardown(struct ftrace_cmd *fc)
 	if (fc->pidfd >= 0)
 		close(fc->pidfd);
 	fc->pidfd = -1;
+	/* a run that failed: the file as far as it got */
+	kt_ftw_close(fc->ftw, NULL);
+	fc->ftw = NULL;
+	if (fc->out_fd >= 0 && close(fc->out_fd) && !ret)
+		ret = kt_error(fc->ctx, KT_FAIL, "writing '%s' failed: %s",
+			       fc->output, strerror(errno));
+	fc->out_fd = -1;
 	kt_fpipe_close(fc->pipe);
 	fc->pipe = NULL;
 	if (fc->inst) {
@@ -723,6 +921,8 @@ static void ftrace_free(struct ftrace_cmd *fc)
 	kt_fgraph_free(fc->fg);
 	kt_symtab_free(&fc->ksyms);
 	kt_profile_free(&fc->counts);
+	kt_profile_free(&fc->pids);
+	free(fc->sym_used);
 	free(fc->comms);
 	free(fc->cmdlines);
 	free(fc->overrun0);
@@ -732,7 +932,7 @@ static void ftrace_free(struct ftrace_cmd *fc)
 int cmd_ftrace(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct ftrace_cmd fc = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
-				 .pidfd = -1 };
+				 .pidfd = -1, .out_fd = -1 };
 	struct kt_target *tg = &fc.co.tg;
 	bool stopped = false;
 	int ret, status;
@@ -755,4 +955,90 @@ out:
 	kt_signals_restore(&fc.sigs);
 	ftrace_free(&fc);
 	return kt_target_status(tg, ret, status, stopped);
+}
+
+/* ------------------------------------------------------------ report */
+
+/* What ftrace -o kept of the run's settings into fc; 0 or -EBADMSG. */
+static int report_settings(struct ftrace_cmd *fc, const char *tracer)
+{
+	const char *show = ktrace_record_meta(fc->rec, "ftrace.show");
+	const char *what = ktrace_record_meta(fc->rec, "ftrace.target");
+	unsigned long long thr = 0;
+	int depth = 0, count = 0;
+
+	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph"))
+		return -EBADMSG;
+	if (show && sscanf(show, "%llu %d %d", &thr, &depth, &count) != 3)
+		return -EBADMSG;
+	fc->graph = !strcmp(tracer, "function_graph");
+	fc->count = count && !fc->graph;
+	snprintf(fc->what, sizeof(fc->what), "%s", what ? what : "?");
+	fc->syms = kt_ftfile_ksyms(fc->rec);
+	if (fc->graph) {
+		fc->fg = kt_fgraph_alloc(thr, depth, 8);
+		if (!fc->fg)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The loss the file states; a file cut off states none. */
+static void report_loss(struct ftrace_cmd *fc, const char *input)
+{
+	const char *recs = ktrace_record_meta(fc->rec, "ftrace.records");
+	const char *words = ktrace_record_meta(fc->rec, "ftrace.lost");
+	unsigned long long n, total;
+	struct kt_json *j;
+
+	if (recs && sscanf(recs, "%llu %llu", &n, &total) == 2) {
+		show_loss(fc, words, total, "");
+		return;
+	}
+	j = fc->ctx->json ? kt_json(fc->ctx) : NULL;
+	if (j) {
+		kt_juint(j, "records", fc->records);
+		kt_jbool(j, "truncated", true);
+		return;
+	}
+	fprintf(fc->ctx->err,
+		"ktrace report: '%s' is truncated (ftrace was cut off): %" PRIu64 " records recovered, losses not known\n",
+		input, fc->records);
+}
+
+int kt_ftrace_report(struct kt_ctx *ctx, struct ktrace_record *rec,
+		     const char *input)
+{
+	struct ftrace_cmd fc = { .ctx = ctx, .rec = rec, .pidfd = -1,
+				 .out_fd = -1 };
+	struct kt_json *j = ctx->json ? kt_json(ctx) : NULL;
+	long n = report_settings(&fc, ktrace_record_meta(rec, "tracer"));
+
+	if (!n && j) {
+		kt_json_object_begin(j);
+		kt_jstr(j, "tracer", fc.graph ? "function_graph" : "function");
+		kt_jstr(j, "target", fc.what);
+		kt_json_key(j, fc.count ? "counted" : "calls");
+		kt_json_array_begin(j);
+	}
+	if (!n)
+		n = kt_ftfile_replay(rec, show_rec, &fc);
+	if (n >= 0) {
+		if (fc.fg)
+			kt_fgraph_flush(fc.fg, graph_line, &fc);
+		if (j)
+			kt_json_array_end(j);
+		if (fc.count)
+			show_counts(&fc);
+		report_loss(&fc, input);
+		if (j)
+			kt_json_object_end(j);
+	}
+	ftrace_free(&fc);
+	if (n < 0)
+		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
+				n == -EBADMSG ?
+				"damaged or not a file of ktrace ftrace" :
+				strerror((int)-n));
+	return fflush(ctx->out) || ferror(ctx->out) ? KT_FAIL : KT_OK;
 }

@@ -126,6 +126,11 @@ int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_latency(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_export(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_ftrace(struct kt_ctx *ctx, int argc, char **argv);
+/* report of a file ftrace -o wrote (META "tracer"): shown as ftrace
+ * showed it live. The exit status. */
+struct ktrace_record;
+int kt_ftrace_report(struct kt_ctx *ctx, struct ktrace_record *rec,
+		     const char *input);
 
 /* SIGINT/SIGTERM/SIGHUP set kt_stop_signal while installed; SIGPIPE is
  * ignored (writes fail with EPIPE instead). Install before creating

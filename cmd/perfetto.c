@@ -17,6 +17,10 @@
  *    parent chain) and also carries it as an args list, innermost first,
  *    for viewers that do not read stackFrames;
  *  - lost records are global instants "lost N records (cpu C)";
+ *  - a file of ktrace ftrace: each function_graph call a complete slice
+ *    named after the function on its task's track (nested as the calls
+ *    were: from its return's time back by its duration), each function
+ *    tracer record an instant "FUNC <- CALLER";
  *  - process and thread names are metadata ("M") events.
  * Timestamps are microseconds with three decimals: the nanoseconds exact.
  */
@@ -26,6 +30,8 @@
 #include <string.h>
 
 #include "ktrace_cmd.h"
+#include "record/ftfile.h"
+#include "sym/symtab.h"
 
 #define KT_CPU_PID 1000000000	/* the "CPUs" process: above pid_max */
 #define MAX_FRAMES 256
@@ -438,6 +444,58 @@ static int on_record(void *arg, const struct ktrace_sample *s)
 	return 0;
 }
 
+static const char *ksym(const struct kt_symtab *t, uint64_t addr, char *buf,
+			size_t len)
+{
+	const char *name = kt_symtab_find(t, addr, NULL);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	return buf;
+}
+
+/* A record of ktrace ftrace's file: a call's slice when it returns, a
+ * traced function's instant. */
+static int on_frec(void *arg, const struct kt_frec *r)
+{
+	struct pf_run *run = arg;
+	const struct kt_symtab *t = kt_ftfile_ksyms(run->rec);
+	uint64_t dur = r->rettime > r->calltime ? r->rettime - r->calltime : 0;
+	uint64_t start = r->ts > dur ? r->ts - dur : 0;
+	char b1[32], b2[32], what[160];
+
+	if (r->type == KT_FREC_ENTRY)
+		return 0;
+	if (!run->any || start < run->first)
+		run->first = r->type == KT_FREC_EXIT ? start : r->ts;
+	run->any = true;
+	if (r->ts > run->last)
+		run->last = r->ts;
+	if (task_note(run, r->pid, r->pid))
+		return run->error = -ENOMEM;
+	if (r->type == KT_FREC_FUNC) {
+		snprintf(what, sizeof(what), "%s <- %s",
+			 ksym(t, r->ip, b1, sizeof(b1)),
+			 ksym(t, r->parent, b2, sizeof(b2)));
+		ev_begin(run, "i", what, r->ts, r->pid, r->pid);
+		kt_jstr(run->j, "s", "t");
+	} else {
+		ev_begin(run, "X", ksym(t, r->ip, b1, sizeof(b1)), start,
+			 r->pid, r->pid);
+		put_ts(run->j, "dur", dur);
+	}
+	kt_jstr(run->j, "cat", "ftrace");
+	kt_json_key(run->j, "args");
+	kt_json_object_begin(run->j);
+	kt_jint(run->j, "cpu", r->cpu);
+	if (r->type == KT_FREC_EXIT)
+		kt_jint(run->j, "depth", r->depth);
+	kt_json_object_end(run->j);
+	kt_json_object_end(run->j);
+	return 0;
+}
+
 static void meta(struct pf_run *run, const char *what, int pid, int tid,
 		 const char *key, const char *value, long long sort)
 {
@@ -555,7 +613,9 @@ long kt_perfetto_write(struct kt_ctx *ctx, struct ktrace_record *rec,
 	kt_json_object_begin(run.j);
 	kt_json_key(run.j, "traceEvents");
 	kt_json_array_begin(run.j);
-	n = ktrace_record_replay(rec, on_record, &run, NULL, NULL);
+	n = ktrace_record_meta(rec, "tracer") ?
+	    kt_ftfile_replay(rec, on_frec, &run) :
+	    ktrace_record_replay(rec, on_record, &run, NULL, NULL);
 	if (n >= 0 && !run.error)
 		write_tail(&run);
 	ret = kt_json_free(run.j);

@@ -612,6 +612,14 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_OK;
 		goto out;
 	}
+	if (ktrace_record_meta(run.rec, "tracer") && !run.raw) {
+		ret = run.profile ?
+		      kt_usage_error(ctx, NULL,
+				     "'%s' holds ktrace ftrace's records: --sort, --folded and --flamegraph take samples",
+				     run.input) :
+		      kt_ftrace_report(ctx, run.rec, run.input);
+		goto out;
+	}
 	ret = report_replay(&run);
 out:
 	ktrace_record_free(run.rec);

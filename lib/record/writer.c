@@ -89,13 +89,9 @@ static int write_clock(struct kt_kfw *kfw)
 	return kt_kfw_meta(kfw, "clock", v);
 }
 
-/* The file's header: what the recording is of; 0 or -1. */
-static int write_header(struct ktrace_record *r, const char *cmdline)
+int kt_writer_meta(struct kt_kfw *kfw, const char *cmdline)
 {
-	const struct kt_evtable *t = &r->evt;
-	struct kt_kfw *kfw = r->w.kfw;
 	struct utsname u;
-	char *hp;
 	int ret = 0;
 
 	if (!uname(&u))
@@ -103,7 +99,18 @@ static int write_header(struct ktrace_record *r, const char *cmdline)
 	ret |= kt_kfw_meta(kfw, "ktrace", KTRACE_VERSION);
 	if (cmdline)
 		ret |= kt_kfw_meta(kfw, "command", cmdline);
-	ret |= write_clock(kfw);
+	return ret | write_clock(kfw);
+}
+
+/* The file's header: what the recording is of; 0 or -1. */
+static int write_header(struct ktrace_record *r, const char *cmdline)
+{
+	const struct kt_evtable *t = &r->evt;
+	struct kt_kfw *kfw = r->w.kfw;
+	char *hp;
+	int ret = 0;
+
+	ret |= kt_writer_meta(kfw, cmdline);
 	for (int i = 0; i < t->nev; i++) {
 		struct kt_kf_attr a = {
 			.type = t->ev[i].type,

@@ -36,6 +36,9 @@ struct kt_writer {
 
 void kt_writer_init(struct kt_writer *w);
 void kt_writer_free(struct kt_writer *w);
+/* What every file says of where it was made: kernel, ktrace, the command
+ * line (NULL: none), the clocks; 0 or nonzero for a failed entry. */
+int kt_writer_meta(struct kt_kfw *kfw, const char *cmdline);
 /*
  * Write what is buffered (records, comms, mappings and kernel symbols
  * met so far) when a second has passed since the last write, or a tenth

@@ -347,7 +347,7 @@ int kt_ftop_sweep(struct ktrace_tfs *tfs)
 	return ret ? ret : sw.n;
 }
 
-/* --------------------------------------------------------- the readers */
+/* -------------------------------------------------------- the decoder */
 
 struct fevent {
 	int id;
@@ -355,32 +355,47 @@ struct fevent {
 				*rettime;
 };
 
-struct kt_fpipe {
+struct kt_fdec {
 	struct tep_handle *tep;
 	struct fevent fn, ent, ex;
-	struct kt_pipe *pipe;
-	struct kt_frec *v;
-	size_t n, cap;
-	uint64_t missed;
 };
 
-/* Parse events/ftrace/NAME's format into e (absent: id -1). */
-static int load_event(struct kt_fpipe *p, const struct ktrace_inst *inst,
-		      const char *name, struct fevent *e)
+struct kt_fdec *kt_fdec_alloc(void)
+{
+	struct kt_fdec *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->tep = tep_alloc();
+	if (!d->tep) {
+		free(d);
+		return NULL;
+	}
+	d->fn.id = d->ent.id = d->ex.id = -1;
+	return d;
+}
+
+void kt_fdec_free(struct kt_fdec *d)
+{
+	if (!d)
+		return;
+	tep_free(d->tep);
+	free(d);
+}
+
+int kt_fdec_add(struct kt_fdec *d, const char *format, size_t len)
 {
 	struct tep_event *te = NULL;
-	size_t len;
-	char *buf = kt_event_read(inst, "ftrace", name, "format", &len);
+	struct fevent *e;
 
-	e->id = -1;
-	if (!buf)
-		return errno == ENOENT ? 0 : -errno;
-	if (tep_parse_format(p->tep, &te, buf, len, "ftrace") !=
-	    TEP_ERRNO__SUCCESS || !te) {
-		free(buf);
+	if (tep_parse_format(d->tep, &te, format, len, "ftrace") !=
+	    TEP_ERRNO__SUCCESS || !te)
 		return -EINVAL;
-	}
-	free(buf);
+	e = !strcmp(te->name, "function") ? &d->fn :
+	    !strcmp(te->name, "funcgraph_entry") ? &d->ent :
+	    !strcmp(te->name, "funcgraph_exit") ? &d->ex : NULL;
+	if (!e)
+		return 0;
 	e->id = te->id;
 	e->ip = tep_find_field(te, "ip");
 	e->parent = tep_find_field(te, "parent_ip");
@@ -391,6 +406,73 @@ static int load_event(struct kt_fpipe *p, const struct ktrace_inst *inst,
 	return 0;
 }
 
+/* Parse events/ftrace/NAME's format of inst into d (absent: left out). */
+static int fdec_load(struct kt_fdec *d, const struct ktrace_inst *inst,
+		     const char *name)
+{
+	size_t len;
+	char *buf = kt_event_read(inst, "ftrace", name, "format", &len);
+	int ret;
+
+	if (!buf)
+		return errno == ENOENT ? 0 : -errno;
+	ret = kt_fdec_add(d, buf, len);
+	free(buf);
+	return ret;
+}
+
+static uint64_t field_u64(struct tep_format_field *f, struct tep_record *r)
+{
+	unsigned long long v = 0;
+
+	if (f && f->offset + f->size <= r->size)
+		tep_read_number_field(f, r->data, &v);
+	return v;
+}
+
+int kt_fdec_decode(const struct kt_fdec *d, int cpu, uint64_t ts,
+		   const void *data, uint32_t size, struct kt_frec *o)
+{
+	struct tep_record r = { .ts = ts, .cpu = cpu, .data = (void *)data,
+				.size = (int)size };
+	const struct fevent *e;
+	int id;
+
+	if (size < 8)
+		return 0;
+	id = tep_data_type(d->tep, &r);
+	e = id == d->fn.id ? &d->fn : id == d->ent.id ? &d->ent :
+	    id == d->ex.id ? &d->ex : NULL;
+	if (!e || e->id < 0)
+		return 0;
+	memset(o, 0, sizeof(*o));
+	o->type = e == &d->fn ? KT_FREC_FUNC : e == &d->ent ? KT_FREC_ENTRY :
+		  KT_FREC_EXIT;
+	o->cpu = cpu;
+	o->ts = ts;
+	o->pid = tep_data_pid(d->tep, &r);
+	o->ip = field_u64(e == &d->fn ? e->ip : e->func, &r);
+	o->parent = field_u64(e->parent, &r);
+	o->depth = (int)field_u64(e->depth, &r);
+	o->calltime = field_u64(e->calltime, &r);
+	o->rettime = field_u64(e->rettime, &r);
+	return 1;
+}
+
+/* --------------------------------------------------------- the readers */
+
+struct kt_fpipe {
+	struct kt_fdec *dec;
+	struct kt_pipe *pipe;
+	struct kt_frec *v;
+	size_t n, cap;
+	uint64_t missed;
+	/* with kt_fpipe_keep_raw(): each record's data, for a file */
+	bool keep_raw;
+	unsigned char *raw;
+	size_t raw_len, raw_cap;
+};
+
 struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 			       const int *cpus, int ncpus)
 {
@@ -399,14 +481,14 @@ struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 
 	if (!p)
 		return NULL;
-	p->tep = tep_alloc();
-	if (!p->tep)
+	p->dec = kt_fdec_alloc();
+	if (!p->dec)
 		goto fail;
-	ret = load_event(p, inst, "function", &p->fn);
+	ret = fdec_load(p->dec, inst, "function");
 	if (!ret)
-		ret = load_event(p, inst, "funcgraph_entry", &p->ent);
+		ret = fdec_load(p->dec, inst, "funcgraph_entry");
 	if (!ret)
-		ret = load_event(p, inst, "funcgraph_exit", &p->ex);
+		ret = fdec_load(p->dec, inst, "funcgraph_exit");
 	if (!ret) {
 		p->pipe = kt_pipe_open(inst, cpus, ncpus);
 		ret = p->pipe ? 0 : -errno;
@@ -424,10 +506,24 @@ void kt_fpipe_close(struct kt_fpipe *p)
 	if (!p)
 		return;
 	kt_pipe_close(p->pipe);
-	if (p->tep)
-		tep_free(p->tep);
+	kt_fdec_free(p->dec);
 	free(p->v);
+	free(p->raw);
 	free(p);
+}
+
+void kt_fpipe_keep_raw(struct kt_fpipe *p)
+{
+	p->keep_raw = true;
+}
+
+const void *kt_fpipe_raw(const struct kt_fpipe *p, const struct kt_frec *r,
+			 uint32_t *size)
+{
+	if (!p->keep_raw || r->raw_off + r->raw_size > p->raw_len)
+		return NULL;
+	*size = r->raw_size;
+	return p->raw + r->raw_off;
 }
 
 uint64_t kt_fpipe_missed(const struct kt_fpipe *p)
@@ -445,32 +541,38 @@ int kt_fpipe_pollfds(const struct kt_fpipe *p, struct pollfd *fds, int max)
 	return n;
 }
 
-static uint64_t field_u64(struct tep_format_field *f, struct tep_record *r)
+/* A copy of a record's data in p->raw (keep_raw); 0 or -ENOMEM. */
+static int keep(struct kt_fpipe *p, struct kt_frec *o, const void *data,
+		uint32_t size)
 {
-	unsigned long long v = 0;
+	if (p->raw_len + size > p->raw_cap) {
+		size_t cap = p->raw_cap ? p->raw_cap * 2 : 1 << 16;
+		unsigned char *n;
 
-	if (f && f->offset + f->size <= r->size)
-		tep_read_number_field(f, r->data, &v);
-	return v;
+		while (cap < p->raw_len + size)
+			cap *= 2;
+		n = realloc(p->raw, cap);
+		if (!n)
+			return -ENOMEM;
+		p->raw = n;
+		p->raw_cap = cap;
+	}
+	memcpy(p->raw + p->raw_len, data, size);
+	o->raw_off = p->raw_len;
+	o->raw_size = size;
+	p->raw_len += size;
+	return 0;
 }
 
-/* One event's data as a record into p->v (others skipped). */
-static int decode(struct kt_fpipe *p, int cpu, uint64_t ts, void *data,
-		  int size)
+/* An event of the buffers, with the losses before it: a record into p->v
+ * (other events skipped). */
+static int decode_ev(void *arg, const struct kt_pipe_ev *ev)
 {
-	struct tep_record r = { .ts = ts, .cpu = cpu, .data = data,
-				.size = size };
-	const struct fevent *e;
+	struct kt_fpipe *p = arg;
 	struct kt_frec *o;
-	int id;
 
-	if (size < 8)
-		return 0;
-	id = tep_data_type(p->tep, &r);
-	e = id == p->fn.id ? &p->fn : id == p->ent.id ? &p->ent :
-	    id == p->ex.id ? &p->ex : NULL;
-	if (!e || e->id < 0)
-		return 0;
+	if (ev->missed > 0)
+		p->missed += ev->missed;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
 		struct kt_frec *nv = realloc(p->v, cap * sizeof(*nv));
@@ -480,29 +582,13 @@ static int decode(struct kt_fpipe *p, int cpu, uint64_t ts, void *data,
 		p->v = nv;
 		p->cap = cap;
 	}
-	o = &p->v[p->n++];
-	memset(o, 0, sizeof(*o));
-	o->type = e == &p->fn ? KT_FREC_FUNC : e == &p->ent ? KT_FREC_ENTRY :
-		  KT_FREC_EXIT;
-	o->cpu = cpu;
-	o->ts = ts;
-	o->pid = tep_data_pid(p->tep, &r);
-	o->ip = field_u64(e == &p->fn ? e->ip : e->func, &r);
-	o->parent = field_u64(e->parent, &r);
-	o->depth = (int)field_u64(e->depth, &r);
-	o->calltime = field_u64(e->calltime, &r);
-	o->rettime = field_u64(e->rettime, &r);
+	o = &p->v[p->n];
+	if (kt_fdec_decode(p->dec, ev->cpu, ev->ts, ev->data, ev->size, o) <= 0)
+		return 0;
+	if (p->keep_raw && keep(p, o, ev->data, ev->size))
+		return -ENOMEM;
+	p->n++;
 	return 0;
-}
-
-/* An event of the buffers, with the losses before it. */
-static int decode_ev(void *arg, const struct kt_pipe_ev *ev)
-{
-	struct kt_fpipe *p = arg;
-
-	if (ev->missed > 0)
-		p->missed += ev->missed;
-	return decode(p, ev->cpu, ev->ts, (void *)ev->data, (int)ev->size);
 }
 
 static int by_time(const void *a, const void *b)
@@ -519,6 +605,7 @@ int kt_fpipe_read(struct kt_fpipe *p, const struct kt_frec **out, size_t *n)
 	long got = 0;
 
 	p->n = 0;
+	p->raw_len = 0;
 	for (int i = 0; got >= 0 && i < kt_pipe_nr(p->pipe); i++)
 		got = kt_pipe_read(p->pipe, i, 1024, decode_ev, p);
 	/* one CPU's records are in time order already: the sort merges */

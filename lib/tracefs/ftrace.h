@@ -66,7 +66,21 @@ struct kt_frec {
 	uint64_t ts;			/* ns, the instance's trace clock */
 	uint64_t ip, parent;		/* FUNC: ip, parent_ip; graph: func */
 	uint64_t calltime, rettime;	/* EXIT */
+	uint32_t raw_off, raw_size;	/* kt_fpipe_raw() */
 };
+
+/*
+ * The decoder of the function tracers' events (function, funcgraph_entry,
+ * funcgraph_exit) by their formats. _alloc(): NULL for no memory.
+ * _add(): one format file's text (other events' are ignored); 0 or
+ * -EINVAL. _decode(): one event's data into *o: 1, or 0 for another event.
+ */
+struct kt_fdec;
+struct kt_fdec *kt_fdec_alloc(void);
+void kt_fdec_free(struct kt_fdec *d);		/* takes NULL */
+int kt_fdec_add(struct kt_fdec *d, const char *format, size_t len);
+int kt_fdec_decode(const struct kt_fdec *d, int cpu, uint64_t ts,
+		   const void *data, uint32_t size, struct kt_frec *o);
 
 /*
  * The per-CPU readers of an instance's trace_pipe_raw (cpus NULL: every
@@ -81,6 +95,11 @@ struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 			       const int *cpus, int ncpus);
 int kt_fpipe_read(struct kt_fpipe *p, const struct kt_frec **out, size_t *n);
 uint64_t kt_fpipe_missed(const struct kt_fpipe *p);
+/* Keep each record's data from now on: kt_fpipe_raw() gives that of a
+ * record of the last _read() (the reader's), NULL when not kept. */
+void kt_fpipe_keep_raw(struct kt_fpipe *p);
+const void *kt_fpipe_raw(const struct kt_fpipe *p, const struct kt_frec *r,
+			 uint32_t *size);
 /* The readers' fds for poll(2) (POLLIN once a CPU's buffer is
  * buffer_percent full) into fds[max]; how many. */
 int kt_fpipe_pollfds(const struct kt_fpipe *p, struct pollfd *fds, int max);

@@ -22,6 +22,7 @@
 
 #include "faketfs.h"
 #include "record/fgraph.h"
+#include "record/ftfile.h"
 #include "sym/ffuncs.h"
 #include "tracefs/ftrace.h"
 #include "tracefs/tfs.h"
@@ -375,6 +376,137 @@ static void test_top_rule(void **state)
 	ktrace_tfs_free(tfs);
 }
 
+/* ------------------------------------------------ ftrace -o, report */
+
+/* The formats of a 6.18 kernel (function_graph's differ between kernels:
+ * the decoder finds the fields by name). */
+static const char fmt_head[] =
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
+static void put_format(const char *root, const char *name, int id,
+		       const char *fields, const char *print)
+{
+	char rel[256], *text;
+
+	snprintf(rel, sizeof(rel), "%s/tracefs/events/ftrace", root);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/tracefs/events/ftrace/%s", root, name);
+	mkdir(rel, 0755);
+	assert_true(asprintf(&text, "name: %s\nID: %d\n%s%s\nprint fmt: %s\n",
+			     name, id, fmt_head, fields, print) > 0);
+	snprintf(rel, sizeof(rel), "events/ftrace/%s/format", name);
+	put(root, rel, text);
+	free(text);
+}
+
+static void put_ftrace_formats(const char *root)
+{
+	put_format(root, "function", 1,
+		   "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		   "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n",
+		   "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip");
+	put_format(root, "funcgraph_entry", 11,
+		   "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		   "\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n",
+		   "\"--> %ps (%u)\", (void *)REC->func, REC->depth");
+	put_format(root, "funcgraph_exit", 10,
+		   "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		   "\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+		   "\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+		   "\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+		   "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n",
+		   "\"<-- %ps (%u)\", (void *)REC->func, REC->depth");
+}
+
+#define FN_A 0xffffffff81000100ull
+#define FN_B 0xffffffff81000200ull
+
+/* One graph record's data as the kernel lays it out (above), written. */
+static void add_graph(struct kt_ftw *w, bool exit, int cpu, uint64_t ts,
+		      uint64_t func, uint32_t depth, uint64_t t0)
+{
+	unsigned char d[40] = { 0 };
+	uint16_t type = exit ? 10 : 11;
+	int32_t pid = 42;
+	struct kt_frec r = { .cpu = cpu, .ts = ts };
+
+	memcpy(d, &type, 2);
+	memcpy(d + 4, &pid, 4);
+	memcpy(d + 8, &func, 8);
+	memcpy(d + 16, &depth, 4);
+	if (exit) {
+		memcpy(d + 24, &t0, 8);
+		memcpy(d + 32, &ts, 8);
+	}
+	assert_int_equal(kt_ftw_add(w, &r, d, exit ? 40 : 24), 0);
+}
+
+/* ftrace -o's file: the records with their formats, symbols, tasks and
+ * the run's settings; report shows them as ftrace does live. */
+static void test_ftfile_report(void **state)
+{
+	const char *root = *state;
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_tfs *tfs;
+	struct cli_result r;
+	struct kt_ftw *w;
+	char path[512];
+	int fd;
+
+	put_ftrace_formats(root);
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	snprintf(path, sizeof(path), "%s/ft.kt", root);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	w = kt_ftw_open(fd, kt_tfs_top(tfs), "function_graph", "prog", &err);
+	assert_non_null(w);
+	add_graph(w, false, 1, 1000000000ull, FN_A, 0, 0);
+	add_graph(w, false, 1, 1000001000ull, FN_B, 1, 0);
+	add_graph(w, true, 1, 1000001250ull, FN_B, 1, 1000001000ull);
+	add_graph(w, true, 1, 1000003000ull, FN_A, 0, 1000000000ull);
+	assert_int_equal(kt_ftw_ksym(w, FN_A, "alpha_fn"), 0);
+	assert_int_equal(kt_ftw_ksym(w, FN_B, "beta_fn"), 0);
+	assert_int_equal(kt_ftw_comm(w, 42, "prog"), 0);
+	assert_int_equal(kt_ftw_meta(w, "ftrace.target", "process 42"), 0);
+	assert_int_equal(kt_ftw_meta(w, "ftrace.show", "0 0 0"), 0);
+	assert_int_equal(kt_ftw_meta(w, "ftrace.records", "4 7"), 0);
+	assert_int_equal(kt_ftw_meta(w, "ftrace.lost", "1:7:0"), 0);
+	assert_int_equal(kt_ftw_close(w, NULL), 0);
+	close(fd);
+	ktrace_tfs_free(tfs);
+
+	r = run_cli("report", "-i", path, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out,
+		"            prog-42      [001] 1.000000:               | alpha_fn() {\n"
+		"            prog-42      [001] 1.000001:      0.250 us |   beta_fn();\n"
+		"            prog-42      [001] 1.000003:      3.000 us | }\n");
+	assert_non_null(strstr(r.err, "4 records, 7 lost (cpu1: 7 overrun"));
+	cli_result_free(&r);
+	r = run_cli("report", "--json", "-i", path, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"tracer\": \"function_graph\""));
+	assert_non_null(strstr(r.out, "\"type\": \"call\", \"function\": \"beta_fn\", \"depth\": 1, \"duration_ns\": 250"));
+	assert_non_null(strstr(r.out, "\"lost_total\": 7"));
+	cli_result_free(&r);
+	/* Perfetto: each call a slice on its task, nested by its times */
+	r = run_cli("report", "-i", path, "--perfetto", "-", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "{\"ph\": \"X\", \"name\": \"beta_fn\", \"ts\": 1000001.000, \"pid\": 42, \"tid\": 42, \"dur\": 0.250"));
+	assert_non_null(strstr(r.out, "{\"ph\": \"X\", \"name\": \"alpha_fn\", \"ts\": 1000000.000, \"pid\": 42, \"tid\": 42, \"dur\": 3.000"));
+	assert_non_null(strstr(r.out, "\"thread_name\", \"pid\": 42, \"tid\": 42, \"args\": {\"name\": \"prog\"}"));
+	cli_result_free(&r);
+	/* a profile of samples is not what it holds */
+	r = run_cli("report", "--folded", "-i", path, NULL);
+	assert_int_equal(r.status, 2);
+	cli_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +518,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ffuncs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_top_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ftfile_report, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

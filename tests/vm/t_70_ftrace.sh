@@ -78,6 +78,13 @@ expect_eq ftrace-json-calls 5 "$(printf '%s\n' "$OUT" | grep -oE "\"function\": 
 expect_contains ftrace-json-lost "$OUT" '"lost"'
 clean ftrace-json
 
+# -o, then report: the same lines as live, --count kept with the file
+expect_ok ftrace-o ktrace ftrace --count -f $F -o $D/f.kt -- $SC 30
+expect_match ftrace-o-says "$OUT" "^ktrace: [0-9]+ records, 0 lost; wrote [0-9]+ bytes to $D/f.kt$"
+expect_ok ftrace-o-report ktrace report -i $D/f.kt
+expect_match ftrace-o-report-row "$OUT" "^ +30  $N$"
+clean ftrace-o
+
 # --- SIGKILL: the next start removes the killed one's instance --------
 ktrace ftrace -f $F -p $BUSY > /dev/null 2>&1 &
 kpid=$!

@@ -81,6 +81,22 @@ if bad=$(nested); then pass ftrace-graph-nested; else
 	fail ftrace-graph-nested "$bad"; _show "$OUT" 40; fi
 clean ftrace-graph
 
+# -o: nothing shown, the file; report shows it as the live run does (the
+# same layout, nesting and count of records), and as JSON
+expect_ok ftrace-o ktrace ftrace -g $F -f "$FL" -o $D/g.kt -- $SC 3
+expect_eq ftrace-o-quiet "" "$(printf '%s\n' "$OUT" | grep ' | ')"
+NREC=$(printf '%s\n' "$OUT" | sed -n 's/^ktrace: \([0-9]*\) records.*wrote.*/\1/p')
+expect_ok ftrace-o-report ktrace report -i $D/g.kt
+expect_eq ftrace-o-report-roots 3 "$(printf '%s\n' "$OUT" | grep -cE "\| $N\(\) \{$")"
+if bad=$(nested); then pass ftrace-o-report-nested; else
+	fail ftrace-o-report-nested "$bad"; _show "$OUT" 40; fi
+expect_contains ftrace-o-report-count "$OUT" "ktrace: $NREC records, "
+run ktrace report --json -i $D/g.kt
+expect_eq ftrace-o-report-json "0 function_graph 3" "$RC $(printf '%s\n' "$OUT" | sed -n 's/.*"tracer": "\([a-z_]*\)".*/\1/p') $(printf '%s\n' "$OUT" | grep -oE '"type": "entry", "function": "[^"]*"' | grep -cE "\"$N\"")"
+expect_ok ftrace-o-perfetto ktrace report -i $D/g.kt --perfetto $D/g.json
+expect_eq ftrace-o-perfetto-slices 3 "$(grep -oE '"ph": "X", "name": "[^"]*"' $D/g.json | grep -cE "\"$N\"")"
+clean ftrace-o
+
 expect_ok ftrace-depth ktrace ftrace -g $F -f "$FL" --depth 1 -- $SC 3
 expect_eq ftrace-depth-leaves 3 "$(printf '%s\n' "$OUT" | grep -cE " us \| $N\(\);$")"
 expect_eq ftrace-depth-only "" "$(printf '%s\n' "$OUT" | grep ' |  ')"
