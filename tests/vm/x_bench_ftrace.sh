@@ -72,6 +72,14 @@ for r in $(seq 1 $R); do
 	bench_ru $D/k.ru ktrace ftrace $kflags -- $W $N > $D/k.out 2> $D/k.err
 	set -- $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' $D/k.err)
 	line $r ktrace "${1:--}" "${2:--}" $(size $D/k.out) $D/k.ru
+	# the file and its report, the shape of trace-cmd's record + report
+	bench_ru $D/ko.ru ktrace ftrace $kflags -o $D/k.kt -- $W $N > /dev/null 2> $D/ko.err
+	wl=$(cat $D/wl.ru)
+	bench_ru $D/ko2.ru ktrace report -i $D/k.kt > $D/ko.out 2> /dev/null
+	echo "$wl" > $D/wl.ru
+	set -- $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' $D/ko.err)
+	line $r ktrace-o "${1:--}" "${2:--}" $(( $(size $D/k.kt) + $(size $D/ko.out) )) $D/ko.ru $D/ko2.ru
+	rm -f $D/k.kt $D/ko.out
 	bench_ru $D/t.ru trace-cmd record -q -p function $tflags -o $D/t.dat -F $W $N > /dev/null 2>&1
 	wl=$(cat $D/wl.ru)
 	bench_ru $D/t2.ru trace-cmd report -i $D/t.dat > $D/t.txt 2> /dev/null
