@@ -126,6 +126,10 @@ int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_latency(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_export(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_ftrace(struct kt_ctx *ctx, int argc, char **argv);
+/* A system call's argument as strace names it (AT_FDCWD, O_ flags, an
+ * octal mode...) into buf: true, or false when it stays a number. */
+bool kt_scarg_text(const char *sc, const char *key, long long v, char *buf,
+		   size_t len);
 /* report of a file ftrace -o wrote (META "tracer"): shown as ftrace
  * showed it live. The exit status. */
 struct ktrace_record;

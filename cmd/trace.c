@@ -112,53 +112,77 @@ static int add_one(void *arg, int i, const char *event)
 	return KT_OK;
 }
 
-/*
- * A fields object of ktrace_record_fields_json() as strace's argument
- * list: {"dfd": 1, "filename": "/x"} -> dfd: 1, filename: "/x". The
- * values stay as JSON wrote them. malloc'ed, or NULL.
- */
-static char *args_text(const char *json, size_t len)
+/* The end of the JSON value at p (a string, or a token up to the ',' or
+ * '}' outside brackets that ends it). */
+static const char *value_end(const char *p, const char *end)
 {
-	char *out = malloc(len + 1), *o = out;
-	bool in_str = false, key = true;
+	int depth = 0;
 
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		char c = json[i];
-
-		if (in_str) {
-			if (c == '\\' && i + 1 < len) {
-				*o++ = c;
-				*o++ = json[++i];
-				continue;
-			}
-			if (c == '"')
-				in_str = false;
-			if (c != '"' || !key)
-				*o++ = c;
-			continue;
-		}
-		if (c == '{' || c == '}')
-			continue;
-		if (c == '"') {
-			in_str = true;
-			if (!key)
-				*o++ = c;
-			continue;
-		}
-		if (c == ':')
-			key = false;
-		else if (c == ',')
-			key = true;
-		*o++ = c;
+	if (*p == '"') {
+		for (p++; p < end && *p != '"'; p++)
+			if (*p == '\\' && p + 1 < end)
+				p++;
+		return p < end ? p + 1 : end;
 	}
-	*o = '\0';
-	/* a tracepoint's own first field is not an argument */
-	if (!strncmp(out, "__syscall_nr: ", 14)) {
-		o = strstr(out, ", ");
-		memmove(out, o ? o + 2 : out + strlen(out),
-			strlen(o ? o + 2 : "") + 1);
+	for (; p < end; p++) {
+		if (*p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ']' || *p == '}') && depth)
+			depth--;
+		else if ((*p == ',' || *p == '}') && !depth)
+			break;
+	}
+	return p;
+}
+
+/*
+ * A fields object of ktrace_record_fields_json() (the JSON writer's own
+ * layout: "key": value pairs) as strace's argument list of system call
+ * sc: {"dfd": -100, "filename": "/x"} -> dfd: AT_FDCWD, filename: "/x";
+ * numbers strace names are named (kt_scarg_text()), the rest stay as
+ * JSON wrote them. malloc'ed, or NULL.
+ */
+static char *args_text(const char *sc, const char *json, size_t len)
+{
+	const char *p = json, *end = json + len, *k, *v;
+	char *out = NULL, num[256], *e;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+	bool first = true;
+	long long n;
+
+	if (!f)
+		return NULL;
+	while (p < end && (k = memchr(p, '"', end - p))) {
+		const char *ke = memchr(k + 1, '"', end - k - 1);
+		char key[64];
+
+		if (!ke)
+			break;
+		snprintf(key, sizeof(key), "%.*s", (int)(ke - k - 1), k + 1);
+		for (v = ke + 1; v < end && (*v == ':' || *v == ' '); v++)
+			;
+		p = value_end(v, end);
+		/* a tracepoint's own first field is not an argument */
+		if (!strcmp(key, "__syscall_nr"))
+			goto next;
+		fprintf(f, "%s%s: ", first ? "" : ", ", key);
+		first = false;
+		snprintf(num, sizeof(num), "%.*s", (int)(p - v), v);
+		errno = 0;
+		n = strtoll(num, &e, 10);
+		if (*v != '"' && !errno && e != num && !*e &&
+		    kt_scarg_text(sc, key, n, num, sizeof(num)))
+			fputs(num, f);
+		else
+			fwrite(v, 1, p - v, f);
+next:
+		while (p < end && (*p == ',' || *p == ' '))
+			p++;
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
 	}
 	return out;
 }
@@ -208,7 +232,7 @@ static int on_enter(struct trace_cmd *tc, const struct ktrace_sample *s,
 	p->tid = s->tid;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	js = ktrace_record_fields_json(tc->rec, s, &len);
-	p->args = args_text(js, len);
+	p->args = args_text(name, js, len);
 	p->time = s->time;
 	return p->args ? 0 : -ENOMEM;
 }

@@ -35,7 +35,7 @@ pkgs_static="clang-14 clang-tools mandoc bash-completion python3"
 pkgs_integration="python3 linux-perf tmux strace dwz libc6-dbg xz-utils
 procps man-db prometheus curl golang-go openssl perl"
 pkgs_browser="chromium fonts-dejavu-core"
-pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file
+pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file strace
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 libtracefs-dev:arm64 libtraceevent-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
 libbpf-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64

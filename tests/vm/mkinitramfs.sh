@@ -136,6 +136,28 @@ if [ "$arch" != arm64 ] && [ "$shared" != - ] && [ -x "$shared" ] &&
 	copy_libs "$stage/usr/bin/ktrace-shared"
 fi
 
+# strace, the reference ktrace trace is held to (tests/vm/t_26_trace.sh):
+# the host's for x86-64, Debian's strace:arm64 (downloaded into the kernel
+# cache) for arm64.
+if [ "$arch" = arm64 ]; then
+	st=$cache/strace-arm64/usr/bin/strace
+	if ! [ -x "$st" ]; then
+		echo "mkinitramfs: fetching strace:arm64" >&2
+		dl=$(mktemp -d "$cache/.st.XXXXXX")
+		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root strace:arm64 >&2) ||
+			die "cannot download strace:arm64 (dpkg --add-architecture arm64; apt-get update)"
+		rm -rf "$cache/strace-arm64"
+		dpkg -x "$dl"/*.deb "$cache/strace-arm64"
+		rm -rf "$dl"
+	fi
+else
+	st=$(command -v strace || true)
+fi
+if [ -n "$st" ] && [ -x "$st" ]; then
+	cp -L "$st" "$stage/usr/bin/strace"
+	copy_libs "$stage/usr/bin/strace"
+fi
+
 for b in ${KTRACE_VM_EXTRA_BINS:-}; do
 	[ -x "$b" ] || die "KTRACE_VM_EXTRA_BINS: $b is not an executable"
 	cp -L "$b" "$stage/usr/bin/$(basename "$b")"
