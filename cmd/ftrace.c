@@ -785,9 +785,12 @@ static int file_tables(struct ftrace_cmd *fc, const char *words,
 		if (fc->sym_used[i / 8] & (1 << (i % 8)))
 			ret |= kt_ftw_ksym(fc->ftw, fc->ksyms.v[i].addr,
 					   fc->ksyms.v[i].name);
-	for (size_t i = 0; i < fc->pids.n; i++) {
-		int pid = atoi(fc->pids.v[i].key);
+	for (size_t i = 0; i < fc->pids.cap; i++) {
+		int pid;
 
+		if (!fc->pids.v[i].key)	/* open addressing: an empty row */
+			continue;
+		pid = atoi(fc->pids.v[i].key);
 		ret |= kt_ftw_comm(fc->ftw, pid, comm_of(fc, pid));
 	}
 	ret |= kt_ftw_meta(fc->ftw, "ftrace.target", fc->what);
