@@ -120,13 +120,80 @@ static void json_error(struct kt_ctx *ctx, const char *msg,
 	fflush(ctx->out);
 }
 
+/*
+ * A message quotes what the user gave ('...'): a quoted part longer than
+ * KT_QUOTE_MAX characters is cut to that many, followed by "..." and
+ * the number of characters left out, so that a huge argument (a file's
+ * contents, a generated spec) does not fill the terminal. The one place
+ * for every message of the funnel below. A new string (caller frees), or
+ * NULL when nothing was cut or memory ran out (then msg is used as is).
+ */
+#define KT_QUOTE_MAX 100
+static char *quote_cut(const char *msg)
+{
+	const char *open, *close, *p;
+	size_t quotes = 0;
+	bool cut = false;
+	char *out, *q;
+
+	for (p = msg; (open = strchr(p, '\'')) &&
+		      (close = strchr(open + 1, '\'')); p = close + 1) {
+		cut |= (size_t)(close - open - 1) > KT_QUOTE_MAX;
+		quotes++;
+	}
+	/* each cut adds at most "...(N more)" to the first KT_QUOTE_MAX */
+	out = cut ? malloc(strlen(msg) + 32 * quotes + 1) : NULL;
+	if (!out)
+		return NULL;
+	for (p = msg, q = out; (open = strchr(p, '\'')) &&
+		      (close = strchr(open + 1, '\'')); p = close) {
+		size_t n = close - open - 1;
+
+		if (n > KT_QUOTE_MAX) {
+			memcpy(q, p, open + 1 + KT_QUOTE_MAX - p);
+			q += open + 1 + KT_QUOTE_MAX - p;
+			q += sprintf(q, "...(%zu more)", n - KT_QUOTE_MAX);
+		} else {
+			memcpy(q, p, close - p);
+			q += close - p;
+		}
+		*q++ = '\'';
+		close++;
+	}
+	strcpy(q, p);
+	return out;
+}
+
+/* The input line under a message and the caret at pos: a window of
+ * KT_QUOTE_MAX characters around pos of a longer input. */
+static void caret_line(struct kt_ctx *ctx, const char *input, int pos)
+{
+	size_t len = strlen(input), from = 0, n = len;
+
+	if (pos < 0 || (size_t)pos > len)
+		return;
+	if (len > KT_QUOTE_MAX) {
+		from = (size_t)pos > KT_QUOTE_MAX / 2 ?
+		       (size_t)pos - KT_QUOTE_MAX / 2 : 0;
+		n = len - from < KT_QUOTE_MAX ? len - from : KT_QUOTE_MAX;
+	}
+	fprintf(ctx->err, "  %s%.*s%s\n  %*s^\n", from ? "..." : "", (int)n,
+		input + from, from + n < len ? "..." : "",
+		(int)(pos - from + (from ? 3 : 0)), "");
+}
+
 static void error_line(struct kt_ctx *ctx, const char *msg)
 {
+	char *cut = quote_cut(msg);
+
+	if (cut)
+		msg = cut;
 	if (ctx->json)
 		json_error(ctx, msg, NULL);
 	/* The human line always goes to stderr too. */
 	fprintf(ctx->err, "ktrace%s%s: %s\n", ctx->cmd ? " " : "",
 		ctx->cmd ? ctx->cmd : "", msg);
+	free(cut);
 }
 
 int kt_error(struct kt_ctx *ctx, int status, const char *fmt, ...)
@@ -147,14 +214,17 @@ int kt_error_detail(struct kt_ctx *ctx, int status,
 		    const struct ktrace_err *err)
 {
 	const char *msg = err->msg ? err->msg : "failed";
+	char *cut = quote_cut(msg);
 
+	if (cut)
+		msg = cut;
 	if (ctx->json)
 		json_error(ctx, msg, err);
 	fprintf(ctx->err, "ktrace%s%s: %s\n", ctx->cmd ? " " : "",
 		ctx->cmd ? ctx->cmd : "", msg);
-	if (err->input && err->pos >= 0 &&
-	    (size_t)err->pos <= strlen(err->input))
-		fprintf(ctx->err, "  %s\n  %*s^\n", err->input, err->pos, "");
+	free(cut);
+	if (err->input)
+		caret_line(ctx, err->input, err->pos);
 	return status;
 }
 

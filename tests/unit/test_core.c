@@ -1083,6 +1083,47 @@ static void test_cli_papercuts(void **state)
 	cli_result_free(&r);
 }
 
+/* A message quotes at most 100 characters of a huge argument (the
+ * funnel cuts it, whatever the command), and the caret line under a
+ * long input is a window around the caret. */
+static void test_cli_huge_argument_cut(void **state)
+{
+	char big[5001], spec[5100], want[160];
+	struct cli_result r;
+	const char *q, *lines[3];
+
+	(void)state;
+	memset(big, 'x', 5000);
+	big[5000] = '\0';
+	snprintf(want, sizeof(want), "'%.100s...(4900 more)'", big);
+	r = run_cli("list", big, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, want));
+	assert_true(strlen(r.err) < 300);
+	cli_result_free(&r);
+	r = run_cli("--json", "record", "-e", big, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, want));
+	assert_true(strlen(r.out) < 400 && strlen(r.err) < 400);
+	cli_result_free(&r);
+	/* a bad argument name at position 5015 of the spec */
+	snprintf(spec, sizeof(spec), "do_sys_openat2 %s 9=%%di", big);
+	r = run_cli("probe", "add", "--dry-run", spec, NULL);
+	assert_int_equal(r.status, 2);
+	lines[0] = r.err;
+	for (int i = 1; i < 3; i++) {
+		q = strchr(lines[i - 1], '\n');
+		assert_non_null(q);
+		lines[i] = q + 1;
+	}
+	assert_true(strlen(r.err) < 600);
+	/* the caret under the '9' of the window */
+	q = strchr(lines[2], '^');
+	assert_non_null(q);
+	assert_int_equal(lines[1][q - lines[2]], '9');
+	cli_result_free(&r);
+}
+
 /* Numbers out of range or not numbers: exit 2 and one line, before
  * anything is opened (no wrap to PID 1 or CPU 0, no endless -d). */
 static void test_cli_numbers_strict(void **state)
@@ -1123,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(test_name_check),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_cli_numbers_strict),
+		cmocka_unit_test(test_cli_huge_argument_cut),
 		cmocka_unit_test_setup_teardown(test_events_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_sort_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_walk_matches_available, setup, teardown),
