@@ -69,8 +69,8 @@ int kt_strv_push(char ***v, size_t *n, char *s);
 /*
  * Text output's one escaper (JSON has its own, kt_json_seq_str): src[0..n)
  * into dst, every control character (below 0x20, and 0x7f) as \n, \t,
- * \r or \xHH, so that what a traced program names cannot forge lines or
- * drive the terminal. dst holds 4 * n + 1; returns the length written
+ * \r or \xHH, and a backslash as \\, so that what a traced program names
+ * cannot forge lines, drive the terminal or pass for an escape. dst holds 4 * n + 1; returns the length written
  * (dst NUL-terminated).
  */
 size_t kt_text_escape(char *dst, const char *src, size_t n);

@@ -233,13 +233,14 @@ size_t kt_text_escape(char *dst, const char *src, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = src[i];
 
-		if (c >= 0x20 && c != 0x7f) {
+		if (c >= 0x20 && c != 0x7f && c != '\\') {
 			*p++ = c;
 			continue;
 		}
 		*p++ = '\\';
-		if (c == '\n' || c == '\t' || c == '\r') {
-			*p++ = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		if (c == '\n' || c == '\t' || c == '\r' || c == '\\') {
+			*p++ = c == '\n' ? 'n' : c == '\t' ? 't' :
+			       c == '\r' ? 'r' : '\\';
 			continue;
 		}
 		*p++ = 'x';

@@ -443,7 +443,23 @@ static char *src_text(const struct kt_srcline *src, int n, const char *sym)
 	return text;
 }
 
-/* The text of a frame: its inlined functions inl[0..n), then name. */
+/* s into f as text output shows it (kt_text_escape()): a frame's text
+ * is printed as is, and a '\n' in it only ever separates functions. */
+static void put_escaped(FILE *f, const char *s)
+{
+	char esc[4 * 64 + 1];
+
+	for (size_t n = strlen(s), k; n; n -= k, s += k) {
+		k = n < 64 ? n : 64;
+		fwrite(esc, 1, kt_text_escape(esc, s, k), f);
+	}
+}
+
+/*
+ * The text of a frame: its inlined functions inl[0..n) (no offset: the
+ * address's offset from the symbol is the caller's, not theirs), then
+ * name. Names and path escaped.
+ */
 static char *frame_text(const struct ubin *b, char **inl, int n,
 			const char *name, uint64_t symoff)
 {
@@ -452,12 +468,15 @@ static char *frame_text(const struct ubin *b, char **inl, int n,
 	FILE *f = open_memstream(&text, &len);
 
 	if (f) {
+		for (int i = 0; i < n; i++) {
+			put_escaped(f, inl[i]);
+			fputs(" (inlined)\n", f);
+		}
 		/* offsets from the symbol's start, as perf prints them */
-		for (int i = 0; i < n; i++)
-			fprintf(f, "%s+0x%llx (inlined)\n", inl[i],
-				(unsigned long long)symoff);
-		fprintf(f, "%s+0x%llx (%s)", dem ? dem : name,
-			(unsigned long long)symoff, b->path);
+		put_escaped(f, dem ? dem : name);
+		fprintf(f, "+0x%llx (", (unsigned long long)symoff);
+		put_escaped(f, b->path);
+		putc(')', f);
 		if (fclose(f)) {
 			free(text);
 			text = NULL;
@@ -577,9 +596,14 @@ const char *kt_addrspace_user_text(struct kt_addrspace *as, int pid,
 		return e->text;
 	/* perf script's shape: every frame line ends in (dso), the address
 	 * is in the address column, so stack folders merge per object */
-	if (m)
-		snprintf(buf, len, "[unknown] (%s)", m->path);
-	else
+	if (m && len > 13) {
+		/* the path escaped, as much of it as fits */
+		size_t n = (len - 13) / 4, k = strlen(m->path);
+
+		memcpy(buf, "[unknown] (", 11);
+		n = kt_text_escape(buf + 11, m->path, k < n ? k : n);
+		memcpy(buf + 11 + n, ")", 2);
+	} else
 		snprintf(buf, len, "[unknown] ([unknown])");
 	return buf;
 }

@@ -80,9 +80,10 @@ int kt_addrspace_unwind(struct kt_addrspace *as, const struct kt_ustack *us,
 
 /*
  * The frame of user address ip of pid as perf script prints it: one line
- * per function inlined there ("inner+0xoff (inlined)"), then
- * "sym+0xoff (path)"; lines separated by '\n'. Owned by the frame cache;
- * when no symbol holds ip, "[unknown] (path+0xoff)" or "[unknown]
+ * per function inlined there ("inner (inlined)"), then "sym+0xoff
+ * (path)"; lines separated by '\n', names and path escaped as text output
+ * escapes them (kt_text_escape()). Owned by the frame cache;
+ * when no symbol holds ip, "[unknown] (path)" or "[unknown]
  * ([unknown])" in buf.
  */
 const char *kt_addrspace_user_text(struct kt_addrspace *as, int pid,

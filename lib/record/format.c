@@ -220,21 +220,31 @@ static void format_ip(struct ktrace_record *r, const struct ktrace_sample *s,
 				 (unsigned long long)s->ip);
 		kt_json_seq_str(q, last, strlen(last));
 	} else {
-		trace_seq_printf(q, "%16llx %s", (unsigned long long)s->ip, last);
+		char esc[4 * sizeof(buf) + 1];
+
+		/* a user frame's text is escaped already, a kernel one not */
+		if (kt_kernel_ip(s->ip)) {
+			kt_text_escape(esc, last, strnlen(last, sizeof(buf)));
+			last = esc;
+		}
+		trace_seq_printf(q, "%16llx %s", (unsigned long long)s->ip,
+				 last);
 	}
 }
 
 /*
  * "\n\t<ip> <frame>" as "\n\t%16llx %.*s" prints it, without printf:
- * a million stacks a second go through here.
+ * a million stacks a second go through here. escape: the frame's text
+ * is a kernel frame's, whose names (from a file's table) are not escaped
+ * yet; user frames' texts are (kt_addrspace_user_text()).
  */
 static void frame_line(struct trace_seq *q, uint64_t ip, const char *frame,
-		       size_t n)
+		       size_t n, bool escape)
 {
-	char b[512];
+	char b[20 + 4 * 512 + 1];
 	int i = 19;		/* "\n\t", 16 columns, ' ' */
 
-	if (n > sizeof(b) - 20) {
+	if (n > 512) {		/* a long user frame: no kernel text is */
 		trace_seq_printf(q, "\n\t%16llx %.*s", (unsigned long long)ip,
 				 (int)n, frame);
 		return;
@@ -248,9 +258,66 @@ static void frame_line(struct trace_seq *q, uint64_t ip, const char *frame,
 		b[--i] = ' ';
 	b[0] = '\n';
 	b[1] = '\t';
-	memcpy(b + 19, frame, n);
-	b[19 + n] = '\0';
+	if (escape) {
+		kt_text_escape(b + 19, frame, n);
+	} else {
+		memcpy(b + 19, frame, n);
+		b[19 + n] = '\0';
+	}
 	trace_seq_puts(q, b);
+}
+
+/* Where the " (DSO)" of a frame's line starts (line + n: none). */
+static const char *frame_paren(const char *line, size_t n)
+{
+	if (!n || line[n - 1] != ')')
+		return line + n;
+	for (size_t i = n - 1; i-- > 0;)
+		if (line[i] == ' ' && line[i + 1] == '(')
+			return line + i;
+	return line + n;
+}
+
+/*
+ * One line of a frame's text ("sym+0xoff (dso)", "sym (inlined)") as a
+ * JSON object of typed members: addr, sym, offset (null: none), dso (an
+ * inlined function's is that of the function it is inlined into, the
+ * frame's last line, fn[0..fn_n)) and inlined.
+ */
+static void frame_json(struct trace_seq *q, uint64_t ip, const char *line,
+		       size_t n, const char *fn, size_t fn_n)
+{
+	const char *paren = frame_paren(line, n), *dso, *end, *plus = NULL;
+	bool inlined = (size_t)(line + n - paren) == 10 &&
+		       !memcmp(paren, " (inlined)", 10);
+	unsigned long long off = 0;
+
+	for (const char *c = line; c + 3 < paren; c++)
+		if (c[0] == '+' && c[1] == '0' && c[2] == 'x')
+			plus = c;
+	if (plus && strspn(plus + 3, "0123456789abcdef") ==
+		    (size_t)(paren - plus - 3))
+		off = strtoull(plus + 3, NULL, 16);
+	else
+		plus = NULL;
+	trace_seq_printf(q, "{\"addr\": %llu, \"sym\": ", (unsigned long long)ip);
+	kt_json_seq_str(q, line, (plus ? plus : paren) - line);
+	if (plus)
+		trace_seq_printf(q, ", \"offset\": %llu, \"dso\": ", off);
+	else
+		trace_seq_puts(q, ", \"offset\": null, \"dso\": ");
+	if (inlined) {
+		paren = frame_paren(fn, fn_n);
+		end = fn + fn_n;
+	} else {
+		end = line + n;
+	}
+	dso = paren + 2;
+	if (dso < end)
+		kt_json_seq_str(q, dso, end - 1 - dso);
+	else
+		trace_seq_puts(q, "null");
+	trace_seq_printf(q, ", \"inlined\": %s}", inlined ? "true" : "false");
 }
 
 /* Append the symbolized call chain of s to the line. */
@@ -267,7 +334,7 @@ static void format_stack(struct ktrace_record *r,
 	for (uint32_t i = 0; i < s->nr_ips; i++) {
 		uint64_t ip = s->ips[i];
 		char buf[512];
-		const char *frame, *nl;
+		const char *frame, *nl, *fn;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
@@ -275,20 +342,21 @@ static void format_stack(struct ktrace_record *r,
 		}
 		frame = kt_symbolize_text(&r->sym, &r->as, s->pid, ip, kernel,
 					  buf, sizeof(buf));
-		/* one line per function: inlined ones first */
+		/* one line per function: inlined ones first, the function
+		 * last (a kernel frame is one line, whatever its name) */
+		fn = kernel ? frame : strrchr(frame, '\n');
+		fn = fn == frame || !fn ? frame : fn + 1;
 		for (;; frame = nl + 1) {
 			size_t n;
 
-			nl = strchr(frame, '\n');
+			nl = kernel ? NULL : strchr(frame, '\n');
 			n = nl ? (size_t)(nl - frame) : strlen(frame);
 			if (json) {
-				trace_seq_printf(q, "%s{\"ip\": %llu, \"sym\": ",
-						 shown ? ", " : "",
-						 (unsigned long long)ip);
-				kt_json_seq_str(q, frame, n);
-				trace_seq_putc(q, '}');
+				if (shown)
+					trace_seq_puts(q, ", ");
+				frame_json(q, ip, frame, n, fn, strlen(fn));
 			} else {
-				frame_line(q, ip, frame, n);
+				frame_line(q, ip, frame, n, kernel);
 			}
 			shown++;
 			if (!nl)

@@ -149,3 +149,47 @@ libc.fopen(b"/tmp/x\ny\x1b[2J", b"r")' >$PT.out 2>$PT.err || fail "record: $(cat
 	grep -q '^y\|^il' $PT.out && fail "a forged line" && return 1
 	rm -f $PT.out $PT.err
 }
+
+# Stack frames are the traced program's text too (its symbol and file
+# names): escaped by the one escaper, backslashes doubled.
+t_record_stack_frames_escaped() {
+	local d="$PT.d/b$(printf '\033')[31m\\x41"$'\n'"forged"
+	rm -rf "$PT.d" && mkdir -p "$d" && cp $TARGETS/busy "$d/busy" || return 1
+	$KTRACE record -e cpu-clock -F 499 -g -- "$d/busy" 200 >$PT.out 2>$PT.err ||
+		fail "record: $(cat $PT.err)" || return 1
+	grep -qF 'outer_spin+0x' $PT.out || fail "no outer_spin frame" || return 1
+	grep -qF "(/tmp/ktrace-it-paper.d/b\\x1b[31m\\\\x41\\nforged/busy)" $PT.out ||
+		fail "path not escaped: $(grep -m3 outer_spin $PT.out)" || return 1
+	grep -q "$(printf '\033')" $PT.out && fail "an escape character in the output" && return 1
+	grep -q '^forged' $PT.out && fail "a forged line" && return 1
+	rm -rf "$PT.d" $PT.out $PT.err
+}
+
+# An inlined function's frame has no offset (the address's offset from
+# the symbol is its caller's); JSON frames are typed members: addr, sym,
+# offset, dso, inlined.
+t_record_inlined_frames_and_json_frames() {
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $TARGETS/cxxchain 1 >$PT.out 2>$PT.err ||
+		fail "record: $(cat $PT.err)" || return 1
+	expect_eq "inlined frame" "$(grep -cE $'^\t +[0-9a-f]+ ask_parent \\(inlined\\)$' $PT.out)" 1 || return 1
+	grep -q 'ask_parent+0x' $PT.out && fail "an inlined frame with its caller's offset" && return 1
+	$KTRACE record -j -g -e syscalls:sys_enter_getppid -- $TARGETS/cxxchain 1 >$PT.out 2>$PT.err ||
+		fail "record -j: $(cat $PT.err)" || return 1
+	python3 - $PT.out <<'PY' || fail "json frames: $(grep '^{' $PT.out | head -2)"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+st = [r for r in recs if r.get("stack")][0]["stack"]
+user = [f for f in st if not f["dso"].startswith("[kernel")]
+assert all(set(f) == {"addr", "sym", "offset", "dso", "inlined"} for f in st), st
+assert all(type(f["addr"]) is int and type(f["inlined"]) is bool for f in st), st
+inl = [i for i, f in enumerate(user) if f["sym"] == "ask_parent"]
+assert len(inl) == 1, user
+f, caller = user[inl[0]], user[inl[0] + 1]
+assert f["inlined"] is True and f["offset"] is None and f["dso"].endswith("/cxxchain"), f
+assert caller["sym"] == "ns::Widget::poke(int)" and caller["inlined"] is False, caller
+assert type(caller["offset"]) is int and caller["addr"] == f["addr"], (caller, f)
+main = [f for f in user if f["sym"] == "main"]
+assert main and type(main[0]["offset"]) is int, user
+PY
+	rm -f $PT.out $PT.err
+}

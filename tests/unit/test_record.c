@@ -301,7 +301,7 @@ static void test_text_format(void **state)
 	/* a thread (pid != tid) whose comm came from a COMM record */
 	assert_string_equal(c.lines[2],
 		"late\"one              11/12 [000] 1235.000000000: sched:sched_switch: "
-		"prev_comm=a\"b\\c\\x01 prev_pid=12 prev_prio=120 prev_state=R ==> "
+		"prev_comm=a\"b\\\\c\\x01 prev_pid=12 prev_prio=120 prev_state=R ==> "
 		"next_comm=worker next_pid=11 next_prio=120");
 	ktrace_record_stats(c.r, &st);
 	assert_int_equal(st.samples, 2);
@@ -395,27 +395,39 @@ static void test_unknown_and_short_samples(void **state)
  * binary that cannot be read as "[unknown] (path+offset)". */
 static void stack_records(struct kt_kfw *w)
 {
-	const struct kt_kf_mmap m = {
+	struct kt_kf_mmap m = {
 		.pid = 11, .tid = 11, .start = 0x400000, .len = 0x2000,
 		.pgoff = 0x1000, .prot = 4,
 		.filename = "/nonexistent/ktrace-unit-bin",
 	};
 	const uint64_t ips[] = {
 		(uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
-		0xffffffff81000208ull, (uint64_t)PERF_CONTEXT_USER, 0x400123ull,
+		0xffffffff81000104ull, 0xffffffff81000208ull,
+		(uint64_t)PERF_CONTEXT_USER, 0x400123ull, 0x500010ull,
 		0x7000ull,
 	};
 	unsigned char buf[512];
 	struct sw_raw r = sw(11, "worker", 120, 0, "x", 0);
 
 	assert_int_equal(kt_kfw_ksym(w, 0xffffffff81000000ull, 't', "_stext"), 0);
+	/* names and paths a hostile file or program gives */
+	assert_int_equal(kt_kfw_ksym(w, 0xffffffff81000100ull, 't',
+				     "ev\nil\x1b[2J"), 0);
 	assert_int_equal(kt_kfw_ksym(w, 0xffffffff81000200ull, 't',
 				     "schedule"), 0);
 	assert_int_equal(kt_kfw_mmap(w, &m), 0);
-	mk_sample(buf, 11, 11, 5000, 0, ips, 6, &r, sizeof(r));
+	assert_int_equal(kt_kfw_uframe(w, m.filename, 0x1123,
+				       "inner (inlined)\n"
+				       "outer+0x23 (/nonexistent/ktrace-unit-bin)"), 0);
+	m.start = 0x500000;
+	m.filename = "/nonexistent/a\nb\x1b" "c\\d";
+	assert_int_equal(kt_kfw_mmap(w, &m), 0);
+	mk_sample(buf, 11, 11, 5000, 0, ips, 8, &r, sizeof(r));
 	put_rec(w, buf);
 }
 
+/* Stacks as text (every name and path escaped) and as JSON frames of
+ * typed members. */
 static void test_callchain(void **state)
 {
 	struct file_opts o = { .callchain = true };
@@ -435,14 +447,20 @@ static void test_callchain(void **state)
 	assert_non_null(strstr(c.lines[0],
 		"next_prio=120\n"
 		"\tffffffff81000010 _stext+0x10 ([kernel.kallsyms])\n"
+		"\tffffffff81000104 ev\\nil\\x1b[2J+0x4 ([kernel.kallsyms])\n"
 		"\tffffffff81000208 schedule+0x8 ([kernel.kallsyms])\n"
-		"\t          400123 [unknown] (/nonexistent/ktrace-unit-bin)\n"
+		"\t          400123 inner (inlined)\n"
+		"\t          400123 outer+0x23 (/nonexistent/ktrace-unit-bin)\n"
+		"\t          500010 [unknown] (/nonexistent/a\\nb\\x1bc\\\\d)\n"
 		"\t            7000 [unknown] ([unknown])"));
 	assert_non_null(strstr(c.lines[1],
-		"\"stack\": [{\"ip\": 18446744071578845200, \"sym\": \"_stext+0x10 ([kernel.kallsyms])\"}, "
-		"{\"ip\": 18446744071578845704, \"sym\": \"schedule+0x8 ([kernel.kallsyms])\"}, "
-		"{\"ip\": 4194595, \"sym\": \"[unknown] (/nonexistent/ktrace-unit-bin)\"}, "
-		"{\"ip\": 28672, \"sym\": \"[unknown] ([unknown])\"}]}"));
+		"\"stack\": [{\"addr\": 18446744071578845200, \"sym\": \"_stext\", \"offset\": 16, \"dso\": \"[kernel.kallsyms]\", \"inlined\": false}, "
+		"{\"addr\": 18446744071578845444, \"sym\": \"ev\\nil\\u001b[2J\", \"offset\": 4, \"dso\": \"[kernel.kallsyms]\", \"inlined\": false}, "
+		"{\"addr\": 18446744071578845704, \"sym\": \"schedule\", \"offset\": 8, \"dso\": \"[kernel.kallsyms]\", \"inlined\": false}, "
+		"{\"addr\": 4194595, \"sym\": \"inner\", \"offset\": null, \"dso\": \"/nonexistent/ktrace-unit-bin\", \"inlined\": true}, "
+		"{\"addr\": 4194595, \"sym\": \"outer\", \"offset\": 35, \"dso\": \"/nonexistent/ktrace-unit-bin\", \"inlined\": false}, "
+		"{\"addr\": 5242896, \"sym\": \"[unknown]\", \"offset\": null, \"dso\": \"/nonexistent/a\\\\nb\\\\x1bc\\\\\\\\d\", \"inlined\": false}, "
+		"{\"addr\": 28672, \"sym\": \"[unknown]\", \"offset\": null, \"dso\": \"[unknown]\", \"inlined\": false}]}"));
 	collect_free(&c);
 	ktrace_record_free(c.r);
 	ktrace_err_clear(&err);
