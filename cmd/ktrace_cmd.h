@@ -120,6 +120,10 @@ int cmd_probe(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_record(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_trace(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
+/* report --header (cmd/rheader.c): what the recording rec (read from
+ * input) is, like perf report --header-only; an exit status. */
+int kt_report_header(struct kt_ctx *ctx, struct ktrace_record *rec,
+		     const char *input);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_top(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);

@@ -440,26 +440,6 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 	return 0;
 }
 
-/* What the file says about the recording, like perf report --header-only. */
-static void print_header(struct kt_ctx *ctx, struct ktrace_record *rec)
-{
-	static const char *const keys[] = { "command", "kernel", "ktrace" };
-	struct kt_json *j = ctx->json ? kt_json(ctx) : NULL;
-	const char *v;
-
-	if (j)
-		kt_json_object_begin(j);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		v = ktrace_record_meta(rec, keys[i]);
-		if (j)
-			kt_jstr(j, keys[i], v);
-		else if (v)
-			fprintf(ctx->out, "# %s: %s\n", keys[i], v);
-	}
-	if (j)
-		kt_json_object_end(j);
-}
-
 /* The options into run. -1 to go on, else the exit status (--help, a
  * usage error). */
 static int report_parse(struct report_run *run, int argc, char **argv)
@@ -608,8 +588,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (run.header) {
-		print_header(ctx, run.rec);
-		ret = KT_OK;
+		ret = kt_report_header(ctx, run.rec, run.input);
 		goto out;
 	}
 	if (ktrace_record_meta(run.rec, "tracer") && !run.raw) {

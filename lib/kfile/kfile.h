@@ -30,7 +30,12 @@
  * string is u32 length, the bytes, then a NUL (not counted). A type may
  * occur several times; the reader concatenates the tables.
  *	META	  str key, str value		(kernel release, command line,
- *		  "clock": "REALTIME MONOTONIC" ns read at the start...)
+ *		  "clock": "REALTIME MONOTONIC" ns read at the start, "host",
+ *		  "cpus-online", "cpus" ("all" or a list), "target"
+ *		  ("command", "system-wide", "processes P,..."),
+ *		  "call-graph" ("none", "fp", "dwarf SIZE"), "sampling" (a
+ *		  line per ATTR entry: "freq HZ", "period N", "each")...;
+ *		  readers take the keys they know)
  *	ATTR	  u32 perf type, u32 flags (bit 0: sample_id_all), u64 config,
  *		  u64 sample_type, u32 clockid, str name ("system:event")
  *		  - the n-th ATTR entry of the file is attr index n

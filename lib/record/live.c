@@ -314,6 +314,68 @@ static int merge_setup(struct ktrace_record *r)
 	return l->pull_avail && l->map_scan ? 0 : -ENOMEM;
 }
 
+/* A list of numbers "1,2,3" into buf, cut with "..." where it does not
+ * fit. */
+static void int_list(char *buf, size_t len, const int *v, int n)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && at + 16 < len; i++)
+		at += snprintf(buf + at, len - at, "%s%d", i ? "," : "", v[i]);
+	if (at + 16 >= len)
+		snprintf(buf + at, len - at, ",...");
+}
+
+/* What the -o file's header says of opts (writer.h's kt_writer_how):
+ * the events' periods as perf_events() sets them. 0 or -ENOMEM. */
+static int note_how(struct ktrace_record *r,
+		    const struct ktrace_record_opts *opts)
+{
+	struct kt_writer_how *h = &r->w.how;
+	size_t len = 0;
+	FILE *f = open_memstream(&h->sampling, &len);
+
+	if (!f)
+		return -ENOMEM;
+	for (int i = 0; i < r->evt.nev; i++) {
+		if (r->evt.ev[i].te)
+			fputs("each\n", f);
+		else if (opts->sample_period)
+			fprintf(f, "period %llu\n",
+				(unsigned long long)opts->sample_period);
+		else
+			fprintf(f, "freq %u\n", opts->sample_freq ?
+				opts->sample_freq : KT_DEFAULT_FREQ);
+	}
+	if (fclose(f)) {
+		free(h->sampling);
+		h->sampling = NULL;
+		return -ENOMEM;
+	}
+	if (!opts->callchain)
+		strcpy(h->call_graph, "none");
+	else if (opts->dwarf_stack)
+		snprintf(h->call_graph, sizeof(h->call_graph), "dwarf %u",
+			 opts->dwarf_stack);
+	else
+		strcpy(h->call_graph, "fp");
+	if (opts->nr_pids && opts->enable_on_exec) {
+		strcpy(h->target, "command");
+	} else if (opts->nr_pids) {
+		strcpy(h->target, "processes ");
+		int_list(h->target + 10, sizeof(h->target) - 10, opts->pids,
+			 opts->nr_pids);
+	} else {
+		strcpy(h->target, "system-wide");
+	}
+	if (opts->cpus)
+		int_list(h->cpus, sizeof(h->cpus), opts->cpus, opts->nr_cpus);
+	else
+		strcpy(h->cpus, "all");
+	return 0;
+}
+
 int ktrace_record_open(struct ktrace_record *r,
 		       const struct ktrace_record_opts *opts,
 		       struct ktrace_err *err)
@@ -323,6 +385,8 @@ int ktrace_record_open(struct ktrace_record *r,
 	if (!r->evt.nev)
 		return kt_err_set(err, EINVAL, "no event to record");
 	ret = open_events(r, opts, err);
+	if (!ret)
+		ret = note_how(r, opts);
 	if (ret)
 		return ret;
 	/* The merge reads the rings' records; everything after it sees

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -25,6 +26,7 @@ void kt_writer_init(struct kt_writer *w)
 void kt_writer_free(struct kt_writer *w)
 {
 	free(w->ksym_written);
+	free(w->how.sampling);
 	if (w->kfw)
 		kt_kfw_close(w->kfw, NULL);
 	trace_seq_destroy(&w->symseq);
@@ -92,14 +94,38 @@ static int write_clock(struct kt_kfw *kfw)
 int kt_writer_meta(struct kt_kfw *kfw, const char *cmdline)
 {
 	struct utsname u;
+	char n[24];
 	int ret = 0;
 
-	if (!uname(&u))
+	if (!uname(&u)) {
 		ret |= kt_kfw_meta(kfw, "kernel", u.release);
+		ret |= kt_kfw_meta(kfw, "host", u.nodename);
+	}
 	ret |= kt_kfw_meta(kfw, "ktrace", KTRACE_VERSION);
 	if (cmdline)
 		ret |= kt_kfw_meta(kfw, "command", cmdline);
+	snprintf(n, sizeof(n), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	ret |= kt_kfw_meta(kfw, "cpus-online", n);
 	return ret | write_clock(kfw);
+}
+
+/* META for report --header: the CPUs, target, call graph and how each
+ * event was sampled (readers before them print what they have). */
+static int write_how(struct ktrace_record *r)
+{
+	const struct kt_writer_how *h = &r->w.how;
+	struct kt_kfw *kfw = r->w.kfw;
+	int ret = 0;
+
+	if (*h->cpus)
+		ret |= kt_kfw_meta(kfw, "cpus", h->cpus);
+	if (*h->target)
+		ret |= kt_kfw_meta(kfw, "target", h->target);
+	if (*h->call_graph)
+		ret |= kt_kfw_meta(kfw, "call-graph", h->call_graph);
+	if (h->sampling)
+		ret |= kt_kfw_meta(kfw, "sampling", h->sampling);
+	return ret;
 }
 
 /* The file's header: what the recording is of; 0 or -1. */
@@ -111,6 +137,7 @@ static int write_header(struct ktrace_record *r, const char *cmdline)
 	int ret = 0;
 
 	ret |= kt_writer_meta(kfw, cmdline);
+	ret |= write_how(r);
 	for (int i = 0; i < t->nev; i++) {
 		struct kt_kf_attr a = {
 			.type = t->ev[i].type,

@@ -32,12 +32,23 @@ struct kt_writer {
 	struct trace_seq symseq;	/* symbol fields printed to mark them */
 	const char *id_path;	/* the binary whose build-id was written
 				 * last (not owned) */
+	/* what ktrace_record_open() was asked (live.c), for the file's
+	 * META of the same names; sampling owned */
+	struct kt_writer_how {
+		char *sampling;		/* a line per event: "freq N",
+					 * "period N" or "each" */
+		char call_graph[32];	/* "dwarf SIZE", "fp", "none" */
+		char target[128];	/* "command", "processes P,...",
+					 * "system-wide" */
+		char cpus[128];		/* "all", "C,..." */
+	} how;
 };
 
 void kt_writer_init(struct kt_writer *w);
 void kt_writer_free(struct kt_writer *w);
-/* What every file says of where it was made: kernel, ktrace, the command
- * line (NULL: none), the clocks; 0 or nonzero for a failed entry. */
+/* What every file says of where it was made: kernel, host, ktrace, the
+ * command line (NULL: none), CPUs online, the clocks; 0 or nonzero for a
+ * failed entry. */
 int kt_writer_meta(struct kt_kfw *kfw, const char *cmdline);
 /*
  * Write what is buffered (records, comms, mappings and kernel symbols

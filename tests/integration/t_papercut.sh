@@ -193,3 +193,35 @@ assert main and type(main[0]["offset"]) is int, user
 PY
 	rm -f $PT.out $PT.err
 }
+
+# report --header says what the recording is, as perf report --header-only
+# does: host, CPUs, the command or system-wide, events with their
+# frequency or period, the call-graph mode, records and their time span.
+t_report_header_says_the_recording() {
+	$KTRACE record -o $PT.dat -F 99 -g -e cpu-clock -e syscalls:sys_enter_getppid \
+		-- $SYSC 3 2>$PT.err || fail "record: $(cat $PT.err)" || return 1
+	expect_status 0 $KTRACE report -i $PT.dat --header || return 1
+	local l
+	for l in "# host: $(uname -n)" "# CPUs: $(nproc) online, recorded on all" \
+		 "# command: $SYSC 3" "# event: cpu-clock, a sample at 99 Hz" \
+		 "# event: syscalls:sys_enter_getppid, every event" \
+		 "# call-graph: dwarf, 8192 bytes of user stack a sample"; do
+		expect_contains "header" "$OUT" "$l" || return 1
+	done
+	printf '%s\n' "$OUT" | grep -qE '^# records: [0-9]+, lost 0$' || fail "records: $OUT" || return 1
+	printf '%s\n' "$OUT" | grep -qE '^# time: [0-9]+\.[0-9]{9} to [0-9]+\.[0-9]{9} \(CLOCK_MONOTONIC\), duration [0-9]+\.[0-9]{3} s$' ||
+		fail "time span: $OUT" || return 1
+	printf '%s\n' "$OUT" | grep -q "^# captured on: $(date -u +%Y-%m-%d) " || fail "captured on: $OUT" || return 1
+	$KTRACE record -o $PT.dat -a -C 0 -c 1000000 -d 0.2 --call-graph fp -e cpu-clock 2>$PT.err ||
+		fail "record -a: $(cat $PT.err)" || return 1
+	expect_status 0 $KTRACE --json report -i $PT.dat --header || return 1
+	python3 - "$OUT" <<'PY' || fail "json header: $OUT" || return 1
+import json, sys
+h = json.loads(sys.argv[1])
+assert h["target"] == "system-wide" and h["command"] is None and h["cpus"] == "0", h
+assert h["events"] == [{"name": "cpu-clock", "sampling": "period", "value": 1000000}], h
+assert h["call_graph"] == {"mode": "fp"}, h
+assert h["records"] > 0 and 0 < h["duration_ns"] < 5e9 and h["first_ns"] + h["duration_ns"] == h["last_ns"], h
+PY
+	rm -f $PT.dat $PT.err
+}

@@ -20,6 +20,7 @@
 
 #include "ktrace.h"
 #include "kfile/kfile.h"
+#include "faketfs.h"	/* run_cli() */
 
 #define SCHED_SWITCH_ID 372	/* the fixture's id */
 #define SAMPLE_ID 0x77		/* perf sample id of the one event */
@@ -468,6 +469,68 @@ static void test_callchain(void **state)
 	free(path);
 }
 
+/* The META a recording of this ktrace adds for report --header. */
+static void how_records(struct kt_kfw *w)
+{
+	assert_int_equal(kt_kfw_meta(w, "host", "box"), 0);
+	assert_int_equal(kt_kfw_meta(w, "cpus-online", "4"), 0);
+	assert_int_equal(kt_kfw_meta(w, "cpus", "0,2"), 0);
+	assert_int_equal(kt_kfw_meta(w, "target", "system-wide"), 0);
+	assert_int_equal(kt_kfw_meta(w, "call-graph", "dwarf 4096"), 0);
+	assert_int_equal(kt_kfw_meta(w, "sampling", "each\n"), 0);
+	assert_int_equal(kt_kfw_meta(w, "clock", "1000000000000000000 1234000000000"), 0);
+	basic_records(w);
+}
+
+/* report --header: what the file says, and what its records span; a file
+ * from before the new META prints what it has. */
+static void test_report_header(void **state)
+{
+	char *old = write_file(NULL, basic_records);
+	char *now = write_file(NULL, how_records);
+	struct cli_result r;
+
+	(void)state;
+	r = run_cli("report", "-i", old, "--header", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out,
+		"# kernel: 6.18.0-test\n"
+		"# command: unit\n"
+		"# event: sched:sched_switch\n"
+		"# records: 2, lost 42\n"
+		"# time: 1234.000000567 to 1235.000000000 (CLOCK_MONOTONIC), duration 0.999 s\n");
+	cli_result_free(&r);
+	r = run_cli("report", "-i", now, "--header", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out,
+		"# host: box\n"
+		"# kernel: 6.18.0-test\n"
+		"# CPUs: 4 online, recorded on 0,2\n"
+		"# command: unit\n"
+		"# target: system-wide\n"
+		"# event: sched:sched_switch, every event\n"
+		"# call-graph: dwarf, 4096 bytes of user stack a sample\n"
+		"# records: 2, lost 42\n"
+		"# captured on: 2001-09-09 01:46:40 UTC\n"
+		"# time: 1234.000000567 to 1235.000000000 (CLOCK_MONOTONIC), duration 0.999 s\n");
+	cli_result_free(&r);
+	r = run_cli("--json", "report", "-i", now, "--header", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out,
+		"{\"host\": \"box\", \"kernel\": \"6.18.0-test\", \"ktrace\": null, "
+		"\"cpus_online\": 4, \"cpus\": \"0,2\", \"command\": \"unit\", "
+		"\"target\": \"system-wide\", \"events\": [{\"name\": \"sched:sched_switch\", "
+		"\"sampling\": \"each\"}], \"call_graph\": {\"mode\": \"dwarf\", "
+		"\"stack_bytes\": 4096}, \"records\": 2, \"lost\": 42, "
+		"\"first_ns\": 1234000000567, \"last_ns\": 1235000000000, "
+		"\"duration_ns\": 999999433, \"captured_ns\": 1000000000000000567}\n");
+	cli_result_free(&r);
+	unlink(old);
+	unlink(now);
+	free(old);
+	free(now);
+}
+
 /*
  * Crafted files (found in review): a sample layout the writer never makes
  * would let fields be read past the record; a field whose offset wraps
@@ -851,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_json_format),
 		cmocka_unit_test(test_unknown_and_short_samples),
 		cmocka_unit_test(test_callchain),
+		cmocka_unit_test(test_report_header),
 		cmocka_unit_test(test_truncated_rejected),
 		cmocka_unit_test(test_corrupted_rejected),
 		cmocka_unit_test(test_missing_format_rejected),
