@@ -41,6 +41,11 @@ static const char record_usage[] =
 	"  -j, --json            one JSON object per record\n"
 	"  -d, --duration SECS   stop after SECS seconds\n"
 	"      --max-events N    stop after N records\n"
+	"      --off-cpu         where the traced tasks wait: one 'offcpu-time' sample\n"
+	"                        per period a task is off the CPU waiting (not\n"
+	"                        preempted), its period the nanoseconds until it ran\n"
+	"                        again, with the stack it was switched out with\n"
+	"                        (implies -g; alone, no cpu-clock sampling)\n"
 	"      --strings         system calls' string arguments as text: each\n"
 	"                        syscalls:sys_enter_* event with a 'const char *'\n"
 	"                        argument recorded through an event probe\n"
@@ -61,6 +66,7 @@ static const struct option record_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "strings", no_argument, NULL, 'S' },
+	{ "off-cpu", no_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -72,6 +78,7 @@ struct rec_cmd {
 	struct ktrace_record_opts ro;
 	bool cg_set;			/* --call-graph given: -g keeps it */
 	bool strings;			/* --strings */
+	bool off_cpu;			/* --off-cpu */
 	const char *output;		/* -o */
 	unsigned long long count;	/* --max-events */
 	struct ktrace_record *rec;
@@ -207,6 +214,10 @@ static int record_opt(struct rec_cmd *rc, int opt, const char *arg)
 	case 'S':
 		rc->strings = true;
 		return KT_OK;
+	case 'O':
+		/* the stack each wait starts at: -g's unless --call-graph */
+		rc->off_cpu = true;
+		return record_opt(rc, 'g', NULL);
 	case 'j':
 		ctx->json = true;
 		return KT_OK;
@@ -242,8 +253,9 @@ static int record_parse(struct rec_cmd *rc, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	/* no -e: perf samples cycles, or cpu-clock where there is no PMU */
-	if (!rc->co.nspecs) {
+	/* no -e: perf samples cycles, or cpu-clock where there is no PMU;
+	 * --off-cpu alone records where the tasks wait only */
+	if (!rc->co.nspecs && !rc->off_cpu) {
 		ret = kt_capture_opt(ctx, &rc->co, 'e', "cpu-clock");
 		if (ret)
 			return ret;
@@ -274,6 +286,11 @@ static int record_open(struct rec_cmd *rc)
 			       add_one, rc);
 	if (ret)
 		return ret;
+	if (rc->off_cpu && ktrace_record_add_off_cpu(rc->rec, &err) < 0) {
+		ret = kt_error_detail(rc->ctx, KT_FAIL, &err);
+		ktrace_err_clear(&err);
+		return ret;
+	}
 	ret = kt_target_prepare(rc->ctx, tg, true);
 	if (ret)
 		return ret;

@@ -72,6 +72,10 @@ struct report_run {
 	enum sort_key keys[SK_NR];
 	int nkeys;
 	bool folded;
+	/* --folded, --flamegraph: a recording with off-CPU time weighs the
+	 * stacks by period (nanoseconds off the CPU; cpu-clock's on it),
+	 * not by samples */
+	bool by_time;
 	struct kt_profile prof;		/* --folded: every event */
 	struct kt_profile *per_event;	/* --sort: one per event, as perf */
 	int nr_events;
@@ -167,7 +171,9 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 
 	if (run->folded) {
 		for (size_t i = 0; i < n; i++)
-			fprintf(out, "%s %llu\n", p->v[i].key, p->v[i].samples);
+			fprintf(out, "%s %llu\n", p->v[i].key,
+				run->by_time ? p->v[i].period :
+					       p->v[i].samples);
 		return;
 	}
 	if (j) {
@@ -251,7 +257,9 @@ static int write_flamegraph(struct report_run *run, const char *path,
 
 	for (size_t i = 0; !ret && i < p->cap; i++)
 		if (p->v[i].key)
-			ret = kt_flame_add(fg, p->v[i].key, p->v[i].samples);
+			ret = kt_flame_add(fg, p->v[i].key,
+					   run->by_time ? p->v[i].period :
+							  p->v[i].samples);
 	if (ret) {
 		kt_flame_free(fg);
 		return ret;
@@ -262,8 +270,14 @@ static int write_flamegraph(struct report_run *run, const char *path,
 		kt_flame_free(fg);
 		return ret;
 	}
-	snprintf(title, sizeof(title), "ktrace flame graph: %s, %llu samples",
-		 input, p->samples);
+	if (run->by_time)
+		snprintf(title, sizeof(title),
+			 "ktrace flame graph: %s, %.3f s (off-CPU time)", input,
+			 p->period / 1e9);
+	else
+		snprintf(title, sizeof(title),
+			 "ktrace flame graph: %s, %llu samples", input,
+			 p->samples);
 	ret = kt_flame_write(fg, f, title);
 	if (f != stdout && fclose(f) && !ret)
 		ret = -errno;
@@ -534,6 +548,7 @@ static int report_replay(struct report_run *run)
 	struct kt_ctx *ctx = run->ctx;
 	long n;
 
+	run->by_time = ktrace_record_off_cpu_event(run->rec) >= 0;
 	n = ktrace_record_replay(run->rec, run->raw ? NULL :
 				 run->profile ? profile_one : print_one, run,
 				 run->raw ? print_raw : NULL, run);

@@ -405,6 +405,23 @@ int ktrace_record_nr_events(const struct ktrace_record *r);
 const char *ktrace_record_event_name(const struct ktrace_record *r, int i);
 
 /*
+ * Off-CPU time (perf's --off-cpu, BCC's offcputime): record
+ * sched:sched_switch (added unless it is an event already; with the
+ * stacks opts->callchain asks for) and pair each switch-out of a traced
+ * task that waits (prev_state not running) with the next time it runs.
+ * Each such period is handed out, when the task runs again, as one
+ * sample of an event of its own, "offcpu-time" (the last event once
+ * open): period = nanoseconds off the CPU, time = when it ran again,
+ * ips = the stack it was switched out with; sched_switch's records are
+ * handed out only when it was added as an event itself. -o files keep the
+ * periods. Before ktrace_record_open(); 0 or -errno with err set.
+ */
+int ktrace_record_add_off_cpu(struct ktrace_record *r, struct ktrace_err *err);
+/* The index of offcpu-time (live once open, or in a loaded file); -1:
+ * none. */
+int ktrace_record_off_cpu_event(const struct ktrace_record *r);
+
+/*
  * Open every event (perf_event_open, the rings, filters). The events start
  * disabled unless opts->enable_on_exec; ktrace_record_enable() starts them.
  * Errors name the limit that was hit when the rings cannot be mapped.

@@ -288,6 +288,7 @@ static void event_attr(const struct kt_perf *p, const struct kt_perf_event *ev,
 		a->mmap = 1;
 		a->mmap2 = 1;
 		a->task = 1;
+		a->context_switch = opts->context_switch;
 	}
 	/*
 	 * PERF_FORMAT_LOST (Linux 6.0): the kernel's own count of dropped

@@ -78,6 +78,10 @@ struct kt_perf_opts {
 	bool enable_on_exec;	/* start counting at the pids' next exec */
 	bool callchain;
 	uint64_t extra_sample_type;	/* added to every event's (IP, PERIOD) */
+	/* The first event also gives PERF_RECORD_SWITCH records (a traced
+	 * task switched in or out; PERF_RECORD_SWITCH_CPU_WIDE system-wide):
+	 * off-CPU time (lib/record/offcpu.c). */
+	bool context_switch;
 	/* With callchain: DWARF unwinding material, the user registers in
 	 * regs_user (sample_regs_user) and stack_user bytes of the user
 	 * stack per sample; the kernel's chain is then kernel-only.

@@ -227,10 +227,93 @@ bool kt_sample_time(const struct kt_sample_fmt *fmt,
 	return true;
 }
 
-static unsigned char *put(unsigned char *p, const void *v, size_t n)
+static unsigned char *put_u64(unsigned char *p, uint64_t v)
 {
-	memcpy(p, v, n);
-	return p + n;
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static unsigned char *put_u32x2(unsigned char *p, uint32_t lo, uint32_t hi)
+{
+	memcpy(p, &lo, 4);
+	memcpy(p + 4, &hi, 4);
+	return p + 8;
+}
+
+/* Bytes of the sample kt_sample_write() makes of s. */
+static size_t write_size(uint64_t st, const struct kt_sample *s)
+{
+	size_t n = sizeof(struct perf_event_header);
+
+	n += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+		  !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+		  !!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
+		  !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+		  !!(st & PERF_SAMPLE_PERIOD));
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		n += 8 + 8 * s->nr_ips;
+	if (st & PERF_SAMPLE_RAW)	/* u32 size + data, padded to 8 */
+		n += (4 + s->raw_size + 7) & ~(size_t)7;
+	/* empty: abi 0 (no registers), size 0 (no stack) */
+	n += 8 * (!!(st & PERF_SAMPLE_REGS_USER) +
+		  !!(st & PERF_SAMPLE_STACK_USER));
+	return n;
+}
+
+size_t kt_sample_write(const struct kt_sample_fmt *fmt,
+		       const struct kt_sample *s, void *buf, size_t cap)
+{
+	uint64_t st = fmt->sample_type;
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+	unsigned char *p = buf;
+	size_t n;
+
+	if (st & ~(uint64_t)KT_SAMPLE_PARSE_TYPES)
+		return 0;
+	n = write_size(st, s);
+	if (n > cap || n > 65535)
+		return 0;
+	h.size = n;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		p = put_u64(p, s->id);
+	if (st & PERF_SAMPLE_IP)
+		p = put_u64(p, s->ip);
+	if (st & PERF_SAMPLE_TID)
+		p = put_u32x2(p, s->pid, s->tid);
+	if (st & PERF_SAMPLE_TIME)
+		p = put_u64(p, s->time);
+	if (st & PERF_SAMPLE_ADDR)
+		p = put_u64(p, s->addr);
+	if (st & PERF_SAMPLE_ID)
+		p = put_u64(p, s->id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		p = put_u64(p, s->stream_id);
+	if (st & PERF_SAMPLE_CPU)
+		p = put_u32x2(p, s->cpu, 0);
+	if (st & PERF_SAMPLE_PERIOD)
+		p = put_u64(p, s->period);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		p = put_u64(p, s->nr_ips);
+		if (s->nr_ips)
+			memcpy(p, s->ips, 8 * s->nr_ips);
+		p += 8 * s->nr_ips;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t size = ((4 + s->raw_size + 7) & ~7u) - 4;
+
+		memcpy(p, &size, 4);
+		memset(p + 4, 0, size);
+		if (s->raw_size)
+			memcpy(p + 4, s->raw, s->raw_size);
+		p += 4 + size;
+	}
+	if (st & PERF_SAMPLE_REGS_USER)
+		p = put_u64(p, 0);
+	if (st & PERF_SAMPLE_STACK_USER)
+		p = put_u64(p, 0);
+	return n;
 }
 
 void kt_sample_buf_free(struct kt_sample_buf *b)
@@ -244,20 +327,15 @@ const struct perf_event_header *
 kt_sample_build(struct kt_sample_buf *b, uint64_t st, uint64_t id, int cpu,
 		uint64_t ts, const void *data, uint32_t size)
 {
-	uint32_t raw = ((4 + size + 7) & ~7u) - 4, pid = 0, u32[2];
-	size_t len = sizeof(struct perf_event_header) + 12 * 8 + 4 + raw;
-	uint64_t zero = 0, one = 1;
+	struct kt_sample_fmt fmt = { .sample_type = st };
+	struct kt_sample s = {
+		.id = id, .stream_id = id, .time = ts, .cpu = cpu,
+		.period = 1, .raw = data, .raw_size = size,
+	};
+	size_t len = sizeof(struct perf_event_header) + 16 * 8 + size;
 	struct perf_event_header *h;
-	unsigned char *p;
 	int32_t cpid;
 
-	if (st & ~(uint64_t)(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			     PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-			     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
-			     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
-		return NULL;
 	if (len > UINT16_MAX)
 		return NULL;
 	if (b->cap < len) {
@@ -271,43 +349,11 @@ kt_sample_build(struct kt_sample_buf *b, uint64_t st, uint64_t id, int cpu,
 	/* common_pid, the thread's id (the process's is not recorded) */
 	if (size >= 8) {
 		memcpy(&cpid, (const unsigned char *)data + 4, 4);
-		pid = (uint32_t)cpid;
+		s.pid = s.tid = (uint32_t)cpid;
 	}
+	if (!kt_sample_write(&fmt, &s, b->p, b->cap))
+		return NULL;
 	h = (struct perf_event_header *)b->p;
-	p = b->p + sizeof(*h);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		p = put(p, &id, 8);
-	if (st & PERF_SAMPLE_IP)
-		p = put(p, &zero, 8);
-	u32[0] = u32[1] = pid;
-	if (st & PERF_SAMPLE_TID)
-		p = put(p, u32, 8);
-	if (st & PERF_SAMPLE_TIME)
-		p = put(p, &ts, 8);
-	if (st & PERF_SAMPLE_ID)
-		p = put(p, &id, 8);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		p = put(p, &id, 8);
-	u32[0] = cpu;
-	u32[1] = 0;
-	if (st & PERF_SAMPLE_CPU)
-		p = put(p, u32, 8);
-	if (st & PERF_SAMPLE_PERIOD)
-		p = put(p, &one, 8);
-	if (st & PERF_SAMPLE_CALLCHAIN)
-		p = put(p, &zero, 8);	/* no frames */
-	if (st & PERF_SAMPLE_RAW) {
-		p = put(p, &raw, 4);
-		p = put(p, data, size);
-		memset(p, 0, raw - size);
-		p += raw - size;
-	}
-	if (st & PERF_SAMPLE_REGS_USER)
-		p = put(p, &zero, 8);	/* abi 0: no registers */
-	if (st & PERF_SAMPLE_STACK_USER)
-		p = put(p, &zero, 8);	/* no stack */
-	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_KERNEL;
-	h->size = p - b->p;
 	return h;
 }

@@ -118,7 +118,20 @@ bool kt_sample_time(const struct kt_sample_fmt *fmt,
 		    const struct perf_event_header *h, uint64_t *ts);
 
 /*
- * The writing side, for events perf does not deliver (ftrace's buffers):
+ * The writing side: s as a PERF_RECORD_SAMPLE of fmt's layout into buf
+ * (cap bytes, 8-byte aligned), as the kernel would have written it, for
+ * samples ktrace makes itself (off-CPU periods, lib/record/offcpu.c;
+ * kt_sample_build() below). ID and IDENTIFIER both hold s->id; RAW holds
+ * s->raw_size bytes of s->raw, zero padded; REGS_USER and STACK_USER are
+ * written empty (no registers, no stack). Returns the record's size (a
+ * multiple of 8; misc 0), or 0 when it does not fit cap (or 64 KiB), or
+ * when fmt has a bit kt_sample_parse() does not know.
+ */
+size_t kt_sample_write(const struct kt_sample_fmt *fmt,
+		       const struct kt_sample *s, void *buf, size_t cap);
+
+/*
+ * For events perf does not deliver (ftrace's buffers):
  * one event's data as a PERF_RECORD_SAMPLE of sample_type st, the fields
  * ktrace's events use (IDENTIFIER, IP, TID, TIME, ID, STREAM_ID, CPU,
  * PERIOD 1, CALLCHAIN and REGS_USER/STACK_USER empty, RAW the data), the

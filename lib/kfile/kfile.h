@@ -116,6 +116,21 @@ struct kt_kf_meta {
 	const char *key, *value;
 };
 
+/*
+ * record --off-cpu: ktrace's own samples, one per period a traced task
+ * waited off the CPU (lib/record/offcpu.h), are the records of one ATTR
+ * entry of type KT_KF_OFFCPU_TYPE, config KT_KF_OFFCPU_CONFIG (no
+ * kernel's software event) and name KT_KF_OFFCPU_NAME, with the file's
+ * sample_type (PERIOD in it): PERIOD the nanoseconds off the CPU, TIME
+ * when the task ran again, CALLCHAIN the stack it was switched out with.
+ * The sched_switch and PERF_RECORD_SWITCH records they were paired from
+ * are not in the file. A reader that does not know the entry refuses the
+ * file (an unknown sampling event); files without one read as before.
+ */
+#define KT_KF_OFFCPU_TYPE PERF_TYPE_SOFTWARE
+#define KT_KF_OFFCPU_CONFIG 0x6b746f6666637075ull	/* "ktoffcpu" */
+#define KT_KF_OFFCPU_NAME "offcpu-time"
+
 struct kt_kf_attr {
 	uint32_t type;
 	uint32_t flags;		/* KT_KF_ATTR_* */

@@ -145,9 +145,21 @@ int kt_record_emit(void *ctx, int src, uint64_t ts,
 			return 0;
 		d->samples++;
 		d->per_event[s.event]++;
+		if (r->off.on && s.event == r->off.src) {
+			int ret = kt_offcpu_sample(r, &s);
+
+			if (ret || !r->off.src_shown)
+				return ret;
+		}
 	} else if (h->type == PERF_RECORD_LOST) {
 		if (lost_sample(d, ts, h, &s))
 			return 0;
+		if (r->off.on)	/* a switch-in may be among them */
+			kt_offcpu_forget(&r->off);
+	} else if (r->off.on && (h->type == PERF_RECORD_SWITCH ||
+				 h->type == PERF_RECORD_SWITCH_CPU_WIDE)) {
+		/* asked for off-CPU time only: not in the -o file */
+		return kt_offcpu_switch(r, ts, h);
 	} else {
 		learn(r, ts, h);
 		if (d->sink)

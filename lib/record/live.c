@@ -218,6 +218,12 @@ static int open_events(struct ktrace_record *r,
 	po.inherit = opts->inherit;
 	po.enable_on_exec = opts->enable_on_exec;
 	po.callchain = opts->callchain;
+	if (r->off.on) {
+		/* the periods' length; the traced tasks' switch-ins
+		 * (offcpu.h: system-wide, sched_switch's next_pid says it) */
+		po.extra_sample_type |= PERF_SAMPLE_PERIOD;
+		po.context_switch = opts->nr_pids > 0;
+	}
 	if (opts->callchain && opts->dwarf_stack) {
 		ret = dwarf_opts(r, opts, &po, err);
 		if (ret) {
@@ -231,12 +237,13 @@ static int open_events(struct ktrace_record *r,
 	return r->live.perf ? 0 : open_error(r, opts, &fail, err);
 }
 
-/* The event of every sample id the session opened; 0 or -ENOMEM. */
+/* The event of every sample id the session opened (and of ktrace's own
+ * off-CPU samples); 0 or -ENOMEM. */
 static int ids_from_perf(struct ktrace_record *r)
 {
 	int n = kt_perf_nr_ids(r->live.perf), ret;
-	uint64_t *ids = calloc(n ? n : 1, sizeof(*ids));
-	int *evs = calloc(n ? n : 1, sizeof(*evs));
+	uint64_t *ids = calloc(n + 1, sizeof(*ids));
+	int *evs = calloc(n + 1, sizeof(*evs));
 
 	if (!ids || !evs) {
 		free(ids);
@@ -247,6 +254,10 @@ static int ids_from_perf(struct ktrace_record *r)
 		int cpu;
 
 		kt_perf_id_get(r->live.perf, i, &ids[i], &evs[i], &cpu);
+	}
+	if (r->off.has_event) {
+		ids[n] = KT_OFFCPU_ID;
+		evs[n++] = r->off.event;
 	}
 	ret = kt_evtable_set_ids(&r->evt, ids, evs, n);
 	free(ids);
@@ -398,7 +409,9 @@ int ktrace_record_open(struct ktrace_record *r,
 	r->dec.fmt.sample_id_all = true;
 	r->dec.mcfg.sample_type = r->ust.raw_sample_type;
 	r->dec.mcfg.sample_id_all = true;
-	ret = ids_from_perf(r);
+	ret = kt_offcpu_open(r);
+	if (!ret)
+		ret = ids_from_perf(r);
 	if (!ret)
 		ret = stats_setup(r);
 	if (ret)

@@ -40,6 +40,7 @@ void ktrace_record_free(struct ktrace_record *r)
 	kt_replay_free(&r->file);
 	kt_ustacks_free(&r->ust);
 	kt_decoder_free(&r->dec);
+	kt_offcpu_free(&r->off);
 	kt_comms_free(&r->comm);
 	kt_format_free(&r->fmt);
 	kt_symbolizer_free(&r->sym);

@@ -5,7 +5,8 @@
  *
  *	source: live.c (the rings and their merge; ustack.c unwinds DWARF
  *	        stacks as they leave the rings) or replay.c (a file)
- *	  -> decode.c: records to samples, names learnt (comm.c)
+ *	  -> decode.c: records to samples, names learnt (comm.c); with
+ *	     off-CPU time, switches paired into samples (offcpu.c)
  *	  -> address space and symbolizer: addrspace.c (mappings, binaries,
  *	     their read-ahead threads, frame cache), symbolize.c (addresses
  *	     to names)
@@ -30,6 +31,7 @@
 #include "record/fmtcheck.h"
 #include "record/format.h"
 #include "record/live.h"
+#include "record/offcpu.h"
 #include "record/replay.h"
 #include "record/symbolize.h"
 #include "record/ustack.h"
@@ -43,6 +45,7 @@ struct ktrace_record {
 	struct kt_ustacks ust;
 	struct kt_replay file;
 	struct kt_decoder dec;
+	struct kt_offcpu off;		/* record --off-cpu's pairing */
 	struct kt_comms comm;
 	struct kt_addrspace as;
 	struct kt_symbolizer sym;

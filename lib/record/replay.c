@@ -75,7 +75,20 @@ static int load_counter(struct ktrace_record *r, const char *path,
 {
 	uint32_t ctype;
 	uint64_t cconfig;
+	int idx;
 
+	if (at->type == KT_KF_OFFCPU_TYPE &&
+	    at->config == KT_KF_OFFCPU_CONFIG &&
+	    !strcmp(at->name, KT_KF_OFFCPU_NAME) && !r->off.has_event) {
+		/* record --off-cpu's periods (kfile.h) */
+		idx = kt_evtable_add_counter(&r->evt, at->name, at->type,
+					     at->config);
+		if (idx < 0)
+			return -kt_err_set(err, ENOMEM, "out of memory");
+		r->off.event = idx;
+		r->off.has_event = true;
+		return 0;
+	}
 	if (kt_counter_lookup(at->name, &ctype, &cconfig) ||
 	    ctype != at->type || cconfig != at->config ||
 	    kt_evtable_add_counter(&r->evt, at->name, ctype, cconfig) < 0)

@@ -200,6 +200,8 @@ enum kt_period_unit kt_record_period_unit(const struct ktrace_record *r,
 	if (event < 0 || event >= r->evt.nev)
 		return KT_PERIOD_RECORDS;
 	e = &r->evt.ev[event];
+	if (r->off.has_event && event == r->off.event)
+		return KT_PERIOD_NS;	/* time off the CPU */
 	if (e->type == PERF_TYPE_TRACEPOINT)
 		return KT_PERIOD_RECORDS;
 	if (e->type == PERF_TYPE_SOFTWARE &&
