@@ -53,6 +53,7 @@ has() { # WHAT WORD WORDS...: WORD among the candidates
 check "subcommands" "$(printf '%s\n' record report reset)" $KTRACE re
 check "top-level options" "$(printf '%s\n' --tracefs)" $KTRACE --tr
 check "record options from its --help" "--call-graph" $KTRACE record --ca
+check "record --off-cpu" "--off-cpu" $KTRACE record --off
 check "report's own options" "$(printf '%s\n' --perfetto)" $KTRACE report --per
 check "top's --stdio" "--stdio" $KTRACE top --st
 # events from tracefs: bash splits at ':', so the candidates are what
