@@ -502,7 +502,9 @@ const char *ktrace_record_format(struct ktrace_record *r,
 		if (!e->te) {
 			trace_seq_printf(q, ", \"event\": \"%s\", \"period\": %llu",
 					 e->name, (unsigned long long)s->period);
-			format_ip(r, s, true);
+			/* an off-CPU period has a stack, no address */
+			if (!r->off.has_event || s->event != r->off.event)
+				format_ip(r, s, true);
 			if (s->nr_ips)
 				format_stack(r, s, true);
 			trace_seq_putc(q, '}');
