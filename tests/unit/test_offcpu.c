@@ -466,8 +466,18 @@ static void test_sample_write_round_trip(void **state)
 	assert_memory_equal(out.raw, raw, 5);
 	/* too small a buffer, or a layout it cannot write */
 	assert_int_equal(kt_sample_write(&fmt, &in, buf, n - 8), 0);
-	fmt.sample_type |= PERF_SAMPLE_STACK_USER;
+	fmt.sample_type |= PERF_SAMPLE_READ;
 	assert_int_equal(kt_sample_write(&fmt, &in, buf, sizeof(buf)), 0);
+	/* user registers and stack: written empty */
+	fmt.sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+	fmt.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	fmt.regs_user = 0xff;
+	assert_int_equal(kt_sample_write(&fmt, &in, buf, sizeof(buf)), n + 16);
+	assert_int_equal(kt_sample_parse(&fmt, (void *)buf, &out), 0);
+	assert_int_equal(out.regs_abi, 0);
+	assert_null(out.regs);
+	assert_null(out.stack);
+	assert_int_equal(out.period, 15);
 }
 
 static char *root;
