@@ -220,9 +220,9 @@ static int open_events(struct ktrace_record *r,
 	po.callchain = opts->callchain;
 	if (r->off.on) {
 		/* the periods' length; the traced tasks' switch-ins
-		 * (offcpu.h: system-wide, sched_switch's next_pid says it) */
+		 * (offcpu.h; system-wide too: sched_switch misses some) */
 		po.extra_sample_type |= PERF_SAMPLE_PERIOD;
-		po.context_switch = opts->nr_pids > 0;
+		po.context_switch = true;
 	}
 	if (opts->callchain && opts->dwarf_stack) {
 		ret = dwarf_opts(r, opts, &po, err);

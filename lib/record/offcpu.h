@@ -13,10 +13,12 @@
  * switched out, so an event bound to the traced tasks (-p, a command)
  * never sees them switched in; their PERF_RECORD_SWITCH records (the
  * attr's context_switch, on the same events, one small record per switch)
- * say it. System-wide, every switch on the CPU is recorded anyway: its
- * next_pid says who runs. Not sched_wakeup: a woken task still waits for
- * a CPU, and that wait is off-CPU time too (as perf's and BCC's offcputime
- * count it).
+ * say it. System-wide, sched_switch's next_pid says who runs too, but the
+ * 6.18 host records no switch from the idle task (a task woken on an idle
+ * CPU), so PERF_RECORD_SWITCH_CPU_WIDE's switch-ins are taken there too;
+ * whichever comes first ends the period. Not sched_wakeup: a woken task
+ * still waits for a CPU, and that wait is off-CPU time too (as perf's and
+ * BCC's offcputime count it).
  *
  * Calls evtable.c's inlines and capture/sample.c; decode.c calls it.
  * Owns v[] and each slot's ips, rec; kt_offcpu_free() frees them.

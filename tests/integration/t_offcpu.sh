@@ -73,6 +73,19 @@ oc_wait_exit() { # PID SECS
 	wait "$1"; WST=$?
 }
 
+# Wait up to SECS until ktrace PID records: its events open and it waits
+# in its loop's poll(2) (with -g, -p reads the maps and kallsyms first: a
+# loaded machine takes more than a second).
+oc_wait_recording() { # PID SECS
+	local i=0
+	until ls -l /proc/$1/fd 2>/dev/null | grep -q 'perf_event' &&
+	      grep -q poll /proc/$1/wchan 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $(($2 * 10)) ] && { fail "ktrace $1 is not recording"; return 1; }
+		sleep 0.1
+	done
+	sleep 0.2
+}
+
 # ------------------------------------------------------------------ tests
 
 # A command, to a file: the three stacks in report --folded (outermost
@@ -126,7 +139,7 @@ t_offcpu_pid() {
 	oc_wait_line $RO.pout ready 5 || { kill $tp; return 1; }
 	$KTRACE record --off-cpu -p $tp -o $RO.p.kt 2>$RO.perr &
 	kp=$!
-	sleep 1
+	oc_wait_recording $kp 20 || { kill $tp; kill -INT $kp; return 1; }
 	kill -USR1 $tp
 	oc_wait_exit $tp 10 || { kill -INT $kp; return 1; }
 	oc_wait_exit $kp 10 || return 1
@@ -143,7 +156,7 @@ t_offcpu_system_wide() {
 	oc_wait_line $RO.aout ready 5 || { kill $tp; return 1; }
 	$KTRACE record --off-cpu -a -d 3 -o $RO.a.kt 2>$RO.aerr &
 	kp=$!
-	sleep 1
+	oc_wait_recording $kp 20 || { kill $tp; kill -INT $kp; return 1; }
 	kill -USR1 $tp
 	oc_wait_exit $tp 10 || { kill -INT $kp; return 1; }
 	oc_wait_exit $kp 10 || return 1
