@@ -258,6 +258,28 @@ static void emit_switch_rec(struct ktrace_record *r, int pid, int tid,
 	assert_int_equal(kt_record_emit(r, 0, time, &rec.h), 0);
 }
 
+/* A PERF_RECORD_SWITCH_CPU_WIDE switch-in of tid at time, from prev. */
+static void emit_cpu_wide_in(struct ktrace_record *r, int pid, int tid,
+			     uint64_t time, int cpu, int prev)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t next_prev_pid, next_prev_tid;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t id;
+	} rec = {
+		.h = { .type = PERF_RECORD_SWITCH_CPU_WIDE,
+		       .size = sizeof(rec) },
+		.next_prev_pid = prev, .next_prev_tid = prev,
+		.pid = pid, .tid = tid, .time = time, .cpu = cpu,
+		.id = SAMPLE_ID,
+	};
+
+	assert_int_equal(kt_record_emit(r, 0, time, &rec.h), 0);
+}
+
 /* -p, a command: the events are the traced tasks'; they are seen
  * switched in by their PERF_RECORD_SWITCH records. */
 static void test_task_bound(void **state)
@@ -316,7 +338,16 @@ static void test_system_wide(void **state)
 	emit_switch(r, 60, 60, 2200000000, 1, S_STATE, 50, 0x406666);
 	/* 70 (D) runs again 150 ms after it went */
 	emit_switch(r, 50, 50, 2250000000, 1, 0, 70, 0x405555);
-	assert_int_equal(v.n, 2);
+	/* 60 runs again on an idle CPU: no sched_switch says it (6.18
+	 * records none from the idle task), its CPU-wide switch-in does;
+	 * then the sched_switch that also names it finds nothing held */
+	emit_cpu_wide_in(r, 60, 60, 2300000000, 0, 0);
+	emit_switch(r, 70, 70, 2300000100, 1, S_STATE, 60, 0x407777);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.s[2].tid, 60);
+	assert_int_equal(v.s[2].period, 100000000);
+	assert_int_equal(v.ips0[2], 0x406666);
+	v.n = 2;
 	assert_int_equal(v.s[0].tid, 50);
 	assert_int_equal(v.s[0].period, 200000000);
 	assert_int_equal(v.s[0].cpu, 1);
