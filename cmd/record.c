@@ -277,6 +277,8 @@ static int record_open(struct rec_cmd *rc)
 	rc->rec = ktrace_record_alloc(rc->ctx->tfs);
 	if (!rc->rec)
 		return kt_error(rc->ctx, KT_FAIL, "out of memory");
+	/* a signal ends the run whatever a binary's reader is doing */
+	ktrace_record_set_stop(rc->rec, &kt_stop_signal);
 	if (rc->strings) {
 		ret = kt_inline_strings(rc->ctx, &rc->co);
 		if (ret)

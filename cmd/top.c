@@ -128,6 +128,7 @@ static int add_one(void *arg, int i, const char *name)
 		if (!run->rec &&
 		    !(run->rec = ktrace_record_alloc(run->ctx->tfs)))
 			return kt_error(run->ctx, KT_FAIL, "out of memory");
+		ktrace_record_set_stop(run->rec, &kt_stop_signal);
 		ret = ktrace_record_add_event(run->rec, name, NULL, &err);
 	}
 	if (ret < 0) {

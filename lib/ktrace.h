@@ -390,6 +390,13 @@ struct ktrace_record_opts {
 /* A recording on tfs; add events, then open. Free with _free(). */
 struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs);
 void ktrace_record_free(struct ktrace_record *r);
+/*
+ * While *stop is nonzero (the caller's signal flag, a sig_atomic_t), r
+ * never waits for a binary a thread of its own is still reading (a debug
+ * file of GBs, a slow disk): that binary's frames print unnamed, and the
+ * thread finishes alone. NULL (the default): always wait.
+ */
+void ktrace_record_set_stop(struct ktrace_record *r, const volatile int *stop);
 
 /*
  * Add "system:event" (exact name) with an optional filter (kernel filter

@@ -3,6 +3,7 @@
 #ifndef KTRACE_INTERNAL_H
 #define KTRACE_INTERNAL_H
 
+#include <stdint.h>
 #include <sys/types.h>
 #include "ktrace.h"
 
@@ -37,8 +38,22 @@ char *kt_read_fd_hint(int fd, size_t *len, size_t hint);
  * set (KT_ENOTREG: not a regular file).
  */
 int kt_open_regular(const char *path);
-/* errno of kt_open_regular() for a file that is not regular */
+/* errno of kt_open_regular() for a file that is not regular, or one of
+ * a pseudo file system (proc, sysfs, tracefs, debugfs...: such a
+ * "regular" file may block or never end) */
 #define KT_ENOTREG ESPIPE
+/*
+ * Open an ELF file a traced program names (a binary it maps, the debug
+ * file it names) before libelf or libdw reads it: kt_open_regular(), at
+ * most max bytes, and no larger than the bytes its ELF headers account
+ * for (tables, segments, sections), give or take a page, so a sparse or
+ * padded file of many GB is refused before anything reads it. The fd (the
+ * caller closes it), or -1 with errno: KT_ENOTREG, ENOEXEC (not ELF, or
+ * tables past its end), EFBIG (over max, or more than it claims).
+ */
+int kt_open_elf(const char *path, uint64_t max);
+/* The cap ktrace puts on such a file (a debug file of libLLVM: ~1.5 GB) */
+#define KT_ELF_MAX (4ull << 30)
 /* kt_read_file(path), then path freed (errno kept); NULL path: NULL,
  * errno as the caller's allocation left it. */
 char *kt_read_path_free(char *path, size_t *len);

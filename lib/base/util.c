@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-only
 /* Small file and string helpers used across libktrace. */
 #include <errno.h>
+#include <linux/magic.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -197,6 +200,27 @@ const char *ktrace_version(void)
 	return KTRACE_VERSION;
 }
 
+/* Is fd's file on a file system of the kernel's own (proc, sysfs,
+ * tracefs...), whose regular files may block (trace_pipe, kmsg) or claim
+ * any size (kcore)? */
+static bool pseudo_fs(int fd)
+{
+	static const unsigned long magic[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, TRACEFS_MAGIC, DEBUGFS_MAGIC,
+		SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+		BPF_FS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC,
+		0x62656570 /* configfs */,
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(magic); i++)
+		if ((unsigned long)sf.f_type == magic[i])
+			return true;
+	return false;
+}
+
 int kt_open_regular(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -209,7 +233,7 @@ int kt_open_regular(const char *path)
 		e = errno;
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode) || pseudo_fs(fd)) {
 		e = KT_ENOTREG;
 		goto fail;
 	}

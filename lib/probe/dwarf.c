@@ -48,7 +48,7 @@ static bool elf_has_debug_info(Elf *elf)
 /* Open path if it is an ELF file with .debug_info; fd or -1. */
 static int open_debug_file(const char *path, Dwarf **dw)
 {
-	int fd = kt_open_regular(path);
+	int fd = kt_open_elf(path, KT_ELF_MAX);
 	Elf *elf;
 	bool ok;
 
@@ -85,9 +85,9 @@ static int find_separate_debug(struct kt_uelf *ue)
 	    (ue->dw_fd = open_debug_file(path, &ue->dw)) >= 0)
 		goto found;
 	ret = kt_debuglink_path(link, crc, ue->path, path, sizeof(path));
-	if (ret == -ESTALE) {
+	if (ret && ret != -ENOENT && ret != -ENOMEM) {
 		ue->dw_path = strdup(path);	/* named in the error */
-		return ue->dw_path ? -ESTALE : -ENOMEM;
+		return ue->dw_path ? ret : -ENOMEM;
 	}
 	if (!ret && (ue->dw_fd = open_debug_file(path, &ue->dw)) >= 0)
 		goto found;
@@ -113,10 +113,11 @@ static int load_dwarf(struct kt_uelf *ue, struct ktrace_err *err)
 		}
 		ue->cfi_eh = dwarf_getcfi_elf(ue->elf);
 	}
-	if (ue->dw_errno == ESTALE)
-		return kt_err_set(err, ESTALE,
-			"'%s': its debug file '%s' (.gnu_debuglink) is not the one it was built with (CRC differs)",
-			ue->path, ue->dw_path);
+	if (ue->dw_errno && ue->dw_path && kt_debuglink_refusal(-ue->dw_errno))
+		return kt_err_set(err, ue->dw_errno,
+			"'%s': its debug file '%s' (.gnu_debuglink) is %s",
+			ue->path, ue->dw_path,
+			kt_debuglink_refusal(-ue->dw_errno));
 	if (ue->dw_errno == ENODATA)
 		return kt_err_set(err, ENODATA,
 			"'%s' has no DWARF debug info: install its -dbgsym package or rebuild with -g",

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <elfutils/libdwelf.h>
 
 #include "base/internal.h"
 #include "arch/arch.h"
@@ -340,11 +341,18 @@ struct kt_uelf *kt_uelf_open(const char *binary, struct ktrace_err *err)
 	if (ret)
 		goto fail;
 	elf_version(EV_CURRENT);
-	ue->fd = kt_open_regular(ue->path);
+	ue->fd = kt_open_elf(ue->path, KT_ELF_MAX);
 	if (ue->fd < 0) {
 		ret = -errno;
 		if (ret == -KT_ENOTREG)
 			kt_err_set(err, ret, "'%s' is not a regular file",
+				   ue->path);
+		else if (ret == -ENOEXEC)
+			kt_err_set(err, ret, "'%s' is not an ELF file",
+				   ue->path);
+		else if (ret == -EFBIG)
+			kt_err_set(err, ret,
+				   "'%s' is larger than its ELF headers account for, or than 4 GiB",
 				   ue->path);
 		else
 			kt_err_set(err, ret, "cannot open '%s': %s",
@@ -678,7 +686,21 @@ static int no_such_sym(struct kt_uelf *ue, const char *base, const char *ver,
 	char *near = close_matches(ue, base);
 	const char *hint = ue->has_symtab ? "" :
 		" (no .symtab: only exported functions are known)";
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	const char *link, *r;
+	GElf_Word crc;
 	int ret;
+
+	/* stripped, and its debug file refused: say which and why */
+	link = ue->has_symtab ? NULL : dwelf_elf_gnu_debuglink(ue->elf, &crc);
+	r = link ? kt_debuglink_refusal(kt_debuglink_path(link, crc, ue->path,
+							  path, sizeof(path))) :
+		   NULL;
+	if (r) {
+		snprintf(why, sizeof(why),
+			 " (no .symtab; its debug file '%s' is %s)", path, r);
+		hint = why;
+	}
 
 	if (ver)
 		ret = kt_err_set(err, ENOENT,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/internal.h"
@@ -178,10 +179,11 @@ static void ubin_load(struct ubin *b)
 	}
 
 	elf_version(EV_CURRENT);
-	/* Paths may come from an untrusted file: regular files only, and
-	 * never block on a FIFO or a device. The vdso: ktrace's own. */
-	fd = kt_open_regular(strcmp(b->path, KT_VDSO_NAME) ? b->path :
-			     kt_vdso_path() ? kt_vdso_path() : "");
+	/* Paths may come from an untrusted file: regular ELF files only,
+	 * of the size they claim; never block on a FIFO or a device. The
+	 * vdso: ktrace's own. */
+	fd = kt_open_elf(strcmp(b->path, KT_VDSO_NAME) ? b->path :
+			 kt_vdso_path() ? kt_vdso_path() : "", KT_ELF_MAX);
 	if (fd < 0) {
 		kt_symtab_sort(&b->syms);
 		return;
@@ -210,19 +212,26 @@ out:
  * thread of its own reads it into a ubin of its own (touching nothing
  * else), handed over at the first frame that needs it.
  */
+enum { PF_RUNNING, PF_DONE, PF_ABANDONED };
+
 struct ubin_pf {
 	pthread_t th;
 	struct ubin b;		/* path, syms, segs, dw */
-	int *unjoined;		/* the address space's count of these */
-	bool done;		/* the thread has read it (atomic) */
+	struct kt_addrspace *as;	/* its count of these, its stop flag */
+	/* PF_RUNNING, then PF_DONE (the thread has read it), or
+	 * PF_ABANDONED (nobody waits: the thread frees it all) (atomic) */
+	int state;
 };
 
 /* At most this many binaries are read at once. */
 #define UBIN_PF_MAX 4
 
+static void ubin_release(struct ubin *b);
+
 static void *ubin_pf_run(void *arg)
 {
 	struct ubin_pf *pf = arg;
+	int running = PF_RUNNING;
 
 	/* the rings' reader comes first (Linux: nice is per thread) */
 	setpriority(PRIO_PROCESS, gettid(), 10);
@@ -231,7 +240,12 @@ static void *ubin_pf_run(void *arg)
 	 * regular file ubin_load() could read) */
 	if (pf->b.segs.n && pf->b.syms.n)
 		pf->b.dw = kt_dwarf_file_open(pf->b.path);
-	__atomic_store_n(&pf->done, true, __ATOMIC_RELEASE);
+	if (!__atomic_compare_exchange_n(&pf->state, &running, PF_DONE, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* abandoned (detached): what it read is nobody's */
+		ubin_release(&pf->b);
+		free(pf);
+	}
 	return NULL;
 }
 
@@ -242,7 +256,8 @@ static int prefetch_running(const struct kt_addrspace *as)
 
 	for (int i = 0; as->nr_prefetch && i < as->nr_ubin; i++)
 		if (as->ubin[i].pf &&
-		    !__atomic_load_n(&as->ubin[i].pf->done, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&as->ubin[i].pf->state, __ATOMIC_ACQUIRE) ==
+		    PF_RUNNING)
 			n++;
 	return n;
 }
@@ -252,24 +267,58 @@ bool kt_addrspace_prefetching(const struct kt_addrspace *as)
 	return prefetch_running(as) > 0;
 }
 
-/* Wait for b's reading thread, if any, and take what it read. */
+/*
+ * Join pf's thread, or, once the caller's stop flag is set, leave it to
+ * finish alone (a debug file of GBs, a slow disk: a signal ends ktrace
+ * at once whatever the thread is doing). true when joined.
+ */
+static bool ubin_pf_wait(struct ubin_pf *pf)
+{
+	const volatile int *stop = pf->as->stop;
+	int running = PF_RUNNING;
+	struct timespec ts;
+
+	while (stop && !*stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		if (!pthread_timedjoin_np(pf->th, NULL, &ts))
+			return true;
+	}
+	if (stop && __atomic_compare_exchange_n(&pf->state, &running,
+						PF_ABANDONED, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+		pthread_detach(pf->th);
+		return false;
+	}
+	pthread_join(pf->th, NULL);
+	return true;
+}
+
+/* Wait for b's reading thread, if any, and take what it read (nothing
+ * when it was left to finish alone: b's frames are then unnamed). */
 static void ubin_pf_join(struct ubin *b)
 {
 	struct ubin_pf *pf = b->pf;
 
 	if (!pf)
 		return;
-	pthread_join(pf->th, NULL);
-	(*pf->unjoined)--;
+	pf->as->nr_prefetch--;
+	b->pf = NULL;
+	b->dw_tried = true;
+	b->loaded = true;
+	if (!ubin_pf_wait(pf))
+		return;
 	b->syms = pf->b.syms;
 	b->segs = pf->b.segs;
 	b->dw = pf->b.dw;
 	b->build_id = pf->b.build_id;
-	b->dw_tried = true;
-	b->loaded = true;
 	free(pf->b.path);
 	free(pf);
-	b->pf = NULL;
 }
 
 static struct ubin *ubin_get(struct kt_addrspace *as, const char *path);
@@ -291,7 +340,7 @@ void kt_addrspace_prefetch(struct kt_addrspace *as, const char *path)
 	if (!pf)
 		return;
 	pf->b.path = strdup(path);
-	pf->unjoined = &as->nr_prefetch;
+	pf->as = as;
 	elf_version(EV_CURRENT);	/* libelf's global, set here once */
 	/* signals stay the caller's: the thread starts with all blocked */
 	sigfillset(&all);
@@ -334,9 +383,9 @@ static struct ubin *ubin_get(struct kt_addrspace *as, const char *path)
 	return b;
 }
 
-static void ubin_free(struct ubin *b)
+/* What b holds (not b itself). */
+static void ubin_release(struct ubin *b)
 {
-	ubin_pf_join(b);
 	free(b->path);
 	kt_symtab_free(&b->syms);
 	kt_segs_free(&b->segs);
@@ -351,6 +400,12 @@ static void ubin_free(struct ubin *b)
 	}
 	free(b->cache);
 	free(b->used);
+}
+
+static void ubin_free(struct ubin *b)
+{
+	ubin_pf_join(b);
+	ubin_release(b);
 }
 
 void kt_addrspace_free(struct kt_addrspace *as)

@@ -47,6 +47,9 @@ struct kt_addrspace {
 	char **interned;
 	size_t interned_cap, nr_interned;
 	struct kt_unwind *unwind;	/* DWARF unwinding, when recording so */
+	/* the caller's stop flag (ktrace_record_set_stop()): while it is
+	 * set, a binary's reading thread is never waited for */
+	const volatile int *stop;
 };
 
 void kt_addrspace_free(struct kt_addrspace *as);

@@ -31,6 +31,11 @@ struct ktrace_record *ktrace_record_alloc(struct ktrace_tfs *tfs)
 	return r;
 }
 
+void ktrace_record_set_stop(struct ktrace_record *r, const volatile int *stop)
+{
+	r->as.stop = stop;
+}
+
 void ktrace_record_free(struct ktrace_record *r)
 {
 	if (!r)

@@ -27,7 +27,7 @@ struct kt_dwarf_file {
 /* The file at path, its name for libdw (which frees it); -1 when none. */
 static int open_debug(const char *path, char **name)
 {
-	int fd = kt_open_regular(path);
+	int fd = kt_open_elf(path, KT_ELF_MAX);
 
 	if (fd < 0)
 		return -1;
@@ -42,7 +42,7 @@ static int open_debug(const char *path, char **name)
 /* The build-id of the ELF file at path equals id[n]. */
 static bool has_build_id(const char *path, const void *id, ssize_t n)
 {
-	int fd = kt_open_regular(path);
+	int fd = kt_open_elf(path, KT_ELF_MAX);
 	const void *fid;
 	bool same = false;
 	Elf *e;
@@ -125,6 +125,7 @@ struct kt_dwarf_file *kt_dwarf_file_open(const char *path)
 {
 	struct kt_dwarf_file *f = calloc(1, sizeof(*f));
 	Dwarf_Addr dwbias;
+	int fd;
 
 	if (!f)
 		return NULL;
@@ -134,9 +135,16 @@ struct kt_dwarf_file *kt_dwarf_file_open(const char *path)
 	f->dwfl = dwfl_begin(&f->cb);
 	if (!f->dwfl)
 		goto fail;
+	/* libdw reads what ktrace opened (never a FIFO at path); the fd
+	 * is libdw's once the module is reported */
+	fd = kt_open_elf(path, KT_ELF_MAX);
+	if (fd < 0)
+		goto fail;
 	dwfl_report_begin(f->dwfl);
-	f->mod = dwfl_report_offline(f->dwfl, "", path, -1);
+	f->mod = dwfl_report_offline(f->dwfl, "", path, fd);
 	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod)
+		close(fd);
 	if (!f->mod || !dwfl_module_getelf(f->mod, &f->bias) ||
 	    !dwfl_module_getdwarf(f->mod, &dwbias))
 		goto fail;

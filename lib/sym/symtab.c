@@ -221,7 +221,7 @@ bool kt_symtab_add_elf(struct kt_symtab *t, Elf *elf)
  * 0 or -errno (or what fn stopped with). */
 static int add_file(kt_elf_sym_fn fn, void *arg, const char *path)
 {
-	int fd = kt_open_regular(path), ret = -EINVAL;
+	int fd = kt_open_elf(path, KT_ELF_MAX), ret = -EINVAL;
 	Elf *e;
 
 	if (fd < 0)
@@ -248,24 +248,27 @@ static void crc_init(void)
 	}
 }
 
-/* CRC-32 (IEEE, as .gnu_debuglink records it) of the file at path; -1
+/* CRC-32 (IEEE, as .gnu_debuglink records it) of the ELF file at path
+ * (kt_open_elf(): a sparse or endless file is never read whole); -errno
  * when it cannot be read. Thread-safe (stacks read binaries in threads). */
 static int64_t file_crc32(const char *path)
 {
 	const uint32_t *table = crc_table;
 	unsigned char buf[65536];
 	uint32_t crc = 0xffffffff;
-	int fd = kt_open_regular(path);
+	int fd = kt_open_elf(path, KT_ELF_MAX);
 	ssize_t n;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	pthread_once(&crc_once, crc_init);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		for (ssize_t i = 0; i < n; i++)
 			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+	if (n < 0)
+		n = -errno;
 	close(fd);
-	return n < 0 ? -1 : (int64_t)(crc ^ 0xffffffff);
+	return n < 0 ? n : (int64_t)(crc ^ 0xffffffff);
 }
 
 int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
@@ -274,8 +277,8 @@ int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 	static const char *const where[] = { "%s/%s", "%s/.debug/%s",
 					     "/usr/lib/debug%s/%s" };
 	const char *slash;
-	char dir[4096], stale[8192] = "";
-	int64_t c;
+	char dir[4096], first[8192] = "";
+	int64_t c, why = -ENOENT;
 
 	if (!name || !binary || strchr(name, '/'))
 		return -ENOENT;
@@ -290,13 +293,33 @@ int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 		c = file_crc32(path);
 		if (c == crc)
 			return 0;
-		if (c >= 0 && !stale[0])
-			snprintf(stale, sizeof(stale), "%s", path);
+		/* the first file there that is not it: why not */
+		if (c != -ENOENT && !first[0]) {
+			snprintf(first, sizeof(first), "%s", path);
+			why = c >= 0 ? -ESTALE : c;
+		}
 	}
-	if (!stale[0])
-		return -ENOENT;
-	snprintf(path, len, "%s", stale);
-	return -ESTALE;
+	if (first[0])
+		snprintf(path, len, "%s", first);
+	return why;
+}
+
+const char *kt_debuglink_refusal(int err)
+{
+	switch (err) {
+	case -ESTALE:
+		return "not the one it was built with (CRC differs)";
+	case -EFBIG:
+		return "larger than its ELF headers account for, or than 4 GiB";
+	case -ENOEXEC:
+		return "not an ELF file";
+	case -KT_ENOTREG:
+		return "not a regular file";
+	case 0: case -ENOENT: case -ENOMEM:
+		return NULL;
+	default:
+		return strerror(-err);
+	}
 }
 
 char *kt_elf_build_id_hex(Elf *elf)

@@ -87,11 +87,16 @@ int kt_debug_build_id_path(const unsigned char *id, size_t n, char *path,
 			   size_t len);
 /* The file .gnu_debuglink names (name, crc) for binary, its path: next
  * to binary, in its .debug/, under /usr/lib/debug. Its CRC must match (a
- * stale debug file would name the wrong functions). 0 with the file's
- * path in path[len]; -ESTALE when only files whose CRC differs are there
- * (the first in path[len]); -ENOENT. */
+ * stale debug file would name the wrong functions); it is opened with
+ * kt_open_elf() (no FIFO, no sparse file of many GB is read). 0 with the
+ * file's path in path[len]; -ENOENT; else the first file there that is
+ * not it in path[len] and why: -ESTALE (its CRC differs), or why
+ * kt_open_elf() refused it (-EFBIG, -ENOEXEC, -KT_ENOTREG...). */
 int kt_debuglink_path(const char *name, uint32_t crc, const char *binary,
 		      char *path, size_t len);
+/* Why kt_debuglink_path() did not take the file it named (err, its
+ * return), in words; NULL for 0, -ENOENT and -ENOMEM. */
+const char *kt_debuglink_refusal(int err);
 /* Add the names a stripped elf keeps elsewhere, as perf and gdb find
  * them: its separate debug file by build-id (/usr/lib/debug/.build-id),
  * else the one its .gnu_debuglink names (next to binary, its path; in

@@ -21,10 +21,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 #include "arch/arch.h"
+#include "base/internal.h"
 #include "sym/unwind.h"
 
 #define UW_PROCS 64		/* processes whose Dwfl is kept */
@@ -242,6 +244,7 @@ static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
 		const struct kt_map *m = &maps[i];
 		const char *file = m->path;
 		bool hidden = false;
+		int fd;
 
 		if (m->pid != pid || !file)
 			continue;
@@ -266,9 +269,15 @@ static Dwfl *proc_build(struct kt_unwind *u, const struct kt_map *maps,
 		seen[nseen].lo = m->start;
 		seen[nseen].hi = m->start + m->len;
 		nseen++;
-		/* The load bias: file offset pgoff is at start. */
-		dwfl_report_elf(dwfl, base_name(m->path), file, -1,
-				m->start - m->pgoff, false);
+		/* The load bias: file offset pgoff is at start. libdw
+		 * reads the fd ktrace opened, never the path (a FIFO put
+		 * there after the mmap would block it); the fd is its
+		 * own once the module is reported. */
+		fd = kt_open_elf(file, KT_ELF_MAX);
+		if (fd >= 0 && !dwfl_report_elf(dwfl, base_name(m->path),
+						file, fd, m->start - m->pgoff,
+						false))
+			close(fd);
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!dwfl_attach_state(dwfl, NULL, pid, &uw_thread_cbs, u)) {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "base/internal.h"
 #include "sym/symtab.h"
 
 static void expect_sym(const struct kt_symtab *t, uint64_t addr,
@@ -126,14 +127,33 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(o), 0);
 }
 
+/* The smallest ELF file: a 64-bit header without tables, then tail. */
+static uint32_t write_elf(const char *path, const char *tail)
+{
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	uint32_t crc = 0xffffffff;
+	FILE *o = fopen(path, "w");
+
+	assert_non_null(o);
+	assert_int_equal(fwrite(h, sizeof(h), 1, o), 1);
+	fputs(tail, o);
+	assert_int_equal(fclose(o), 0);
+	/* CRC-32 (IEEE) of what was written, bit by bit */
+	for (size_t i = 0; i < sizeof(h) + strlen(tail); i++) {
+		crc ^= i < sizeof(h) ? h[i] : (unsigned char)tail[i - sizeof(h)];
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320 ^ (crc >> 1) : crc >> 1;
+	}
+	return crc ^ 0xffffffff;
+}
+
 /* A .gnu_debuglink file is taken next to the binary, then in its .debug/,
  * only when its CRC is the one recorded; never the binary itself, nor a
  * name with a slash. */
 static void test_debuglink_path(void **state)
 {
 	char dir[] = "/tmp/kt-dlXXXXXX", bin[64], sub[64], f[96], path[256];
-	/* CRC-32 of "abc" (IEEE), of "abcd" */
-	const uint32_t crc_abc = 0x352441c2, crc_abcd = 0xed82cd11;
+	uint32_t crc_abc, crc_abcd;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -142,13 +162,13 @@ static void test_debuglink_path(void **state)
 	assert_int_equal(mkdir(sub, 0700), 0);
 	/* in .debug/ only, "abc" */
 	snprintf(f, sizeof(f), "%s/prog.dbg", sub);
-	write_file(f, "abc");
+	crc_abc = write_elf(f, "abc");
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
 					   sizeof(path)), 0);
 	assert_string_equal(path, f);
 	/* a file of that name next to the binary, whose CRC is not it */
 	snprintf(f, sizeof(f), "%s/prog.dbg", dir);
-	write_file(f, "abcd");
+	crc_abcd = write_elf(f, "abcd");
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
 					   sizeof(path)), 0);
 	assert_string_equal(path + strlen(dir), "/.debug/prog.dbg");
@@ -170,6 +190,27 @@ static void test_debuglink_path(void **state)
 	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abcd, f, path,
 					   sizeof(path)), -ESTALE);
 	assert_string_equal(path + strlen(dir), "/.debug/prog.dbg");
+	/* what is not an ELF file of the size it claims is never read: a
+	 * text, a sparse 16 GB file, more bytes than its headers account
+	 * for, a FIFO (named as the refused file, with why) */
+	write_file(f, "abc");
+	assert_int_equal(kt_debuglink_path("prog.dbg", 1, bin, path,
+					   sizeof(path)), -ENOEXEC);
+	assert_string_equal(path, f);
+	assert_int_equal(truncate(f, 16ll << 30), 0);
+	assert_int_equal(kt_debuglink_path("prog.dbg", 1, bin, path,
+					   sizeof(path)), -EFBIG);
+	write_elf(f, "");
+	assert_int_equal(truncate(f, 3ll << 30), 0);
+	assert_int_equal(kt_debuglink_path("prog.dbg", 1, bin, path,
+					   sizeof(path)), -EFBIG);
+	unlink(f);
+	assert_int_equal(mkfifo(f, 0600), 0);
+	assert_int_equal(kt_debuglink_path("prog.dbg", crc_abc, bin, path,
+					   sizeof(path)), 0);
+	assert_string_equal(path + strlen(dir), "/.debug/prog.dbg");
+	assert_int_equal(kt_debuglink_path("prog.dbg", 1, bin, path,
+					   sizeof(path)), -KT_ENOTREG);
 	unlink(f);
 	snprintf(f, sizeof(f), "%s/prog.dbg", sub);
 	unlink(f);

@@ -1,0 +1,119 @@
+# Issue 28's hostile files and limits: what a traced program maps or
+# names (a debug file of many GB, a FIFO at a library's path, a device or
+# proc file behind a symlink) never hangs ktrace; a signal ends a
+# recording whatever a reader thread is doing.
+
+HT=/tmp/ktrace-it-hostile	# scratch directory, made again by each test
+
+# A stripped copy of busy in $HT whose .gnu_debuglink names $HT/b.dbg
+# (left for the caller to fill).
+stripped_busy() {
+	rm -rf $HT && mkdir -p $HT || return 1
+	objcopy --only-keep-debug $TARGETS/busy $HT/b.dbg &&
+	objcopy --strip-all --add-gnu-debuglink=$HT/b.dbg $TARGETS/busy $HT/b ||
+		fail "objcopy failed"
+}
+
+# Seconds (decimal) since T0 (date +%s.%N).
+since() { python3 -c "import sys, time; print('%.2f' % (time.time() - float(sys.argv[1])))" "$1"; }
+
+# probe add -x on a stripped binary whose debug link leads to a sparse
+# 16 GB file, a device, a proc file or a tracefs pipe: a prompt refusal
+# naming the file and why (it read the 16 GB for a CRC, forever on
+# trace_pipe).
+t_hostile_debug_file_refused() {
+	stripped_busy || return 1
+	local what target t0
+	for what in sparse /dev/zero /proc/self/status /sys/kernel/tracing/trace_pipe; do
+		rm -f $HT/b.dbg
+		if [ $what = sparse ]; then
+			truncate -s 16G $HT/b.dbg
+		else
+			ln -s $what $HT/b.dbg
+		fi
+		t0=$(date +%s.%N)
+		timeout -k 2 20 $KTRACE probe add --dry-run -x $HT/b 'inner_spin' >$HT/out 2>$HT/err
+		expect_eq "probe add, debug file $what: exit" "$?" 1 || return 1
+		[ "$(since $t0 | cut -d. -f1)" -lt 3 ] ||
+			fail "probe add took $(since $t0) s with $what" || return 1
+		case $what in
+		sparse) target="is larger than its ELF headers account for" ;;
+		*) target="is not a regular file" ;;
+		esac
+		expect_contains "refusal ($what)" "$(cat $HT/err)" \
+			"its debug file '$HT/b.dbg' $target" || return 1
+	done
+	rm -rf $HT
+}
+
+# An ELF debug file whose headers claim 3 GB (sparse): read for its CRC
+# by a reader thread for many seconds. SIGINT ends record -g within a
+# second all the same (live and -o; it waited for the thread).
+t_hostile_record_g_ends_on_sigint_while_reading() {
+	stripped_busy || return 1
+	python3 - $HT/b.dbg $((3 << 30)) <<'PY' || fail "cannot inflate b.dbg" || return 1
+import struct, sys
+path, size = sys.argv[1], int(sys.argv[2])
+b = open(path, 'rb').read()
+shoff, = struct.unpack_from('<Q', b, 0x28)
+shentsize, shnum = struct.unpack_from('<HH', b, 0x3a)
+tab = b[shoff:shoff + shentsize * shnum]
+with open(path, 'wb') as f:	# the section headers moved to its end
+    f.write(b[:0x28] + struct.pack('<Q', size - len(tab)) + b[0x30:shoff])
+    f.seek(size - len(tab))
+    f.write(tab)
+PY
+	local o pid t0 took st wd
+	for o in "" "-o $HT/rec.dat"; do
+		$KTRACE record -g $o -e cpu-clock -F 99 -- $HT/b 20000 >$HT/out 2>$HT/err &
+		pid=$!
+		sleep 1.5
+		t0=$(date +%s.%N)
+		kill -INT $pid
+		( sleep 30; kill -KILL $pid ) >/dev/null 2>&1 &
+		wd=$!
+		wait $pid
+		st=$?
+		took=$(since $t0)
+		kill $wd 2>/dev/null
+		expect_eq "record -g $o, SIGINT: exit" "$st" 130 || return 1
+		python3 -c "import sys; sys.exit(float(sys.argv[1]) > 1.2)" $took ||
+			fail "record -g $o ended $took s after SIGINT" || return 1
+	done
+	$KTRACE report -i $HT/rec.dat >$HT/out 2>$HT/err ||
+		fail "report: $(cat $HT/err)" || return 1
+	grep -q "cpu-clock" $HT/out || fail "no samples in the recording" || return 1
+	rm -rf $HT
+}
+
+# A program loads a library, then puts a FIFO at its path: record -g
+# (live and -o) finishes, never opening the FIFO (it blocked in libdw's
+# open for the unwinder), the library's frames unnamed.
+t_hostile_fifo_at_mapped_library() {
+	rm -rf $HT && mkdir -p $HT || return 1
+	cat >$HT/fifo.py <<'PY'
+import ctypes, os, shutil, sys, time
+ctypes.CDLL("libz.so.1")
+src = [l.split()[-1] for l in open("/proc/self/maps") if "libz.so" in l][0]
+lib = sys.argv[1] + "/libzcopy.so"
+shutil.copy(src, lib)
+z = ctypes.CDLL(lib)
+os.unlink(lib)
+os.mkfifo(lib)
+buf = b"x" * 65536
+end = time.time() + 1.0
+while time.time() < end:
+    z.crc32(0, buf, len(buf))
+PY
+	local o
+	for o in "" "-o $HT/rec.dat"; do
+		rm -f $HT/libzcopy.so
+		timeout -k 2 30 $KTRACE record -g $o -e cpu-clock -F 499 -- python3 $HT/fifo.py $HT >$HT/out 2>$HT/err
+		expect_eq "record -g $o with a FIFO at a library's path: exit" "$?" 0 || return 1
+		[ -p $HT/libzcopy.so ] || fail "no FIFO at the library's path" || return 1
+	done
+	$KTRACE report -i $HT/rec.dat >$HT/out 2>$HT/err ||
+		fail "report: $(cat $HT/err)" || return 1
+	expect_contains "the library's frames" "$(cat $HT/out)" "[unknown] ($HT/libzcopy.so)" || return 1
+	rm -rf $HT
+}
