@@ -121,6 +121,9 @@ static int record_round(void *arg, bool *gone)
 	struct rec_cmd *rc = arg;
 	long n = ktrace_record_poll(rc->rec, 100, gone, print_sample, rc);
 
+	/* -o failed (a full disk): stop; record_finish() says it, once */
+	if (rc->output && ktrace_record_output_error(rc->rec))
+		return -1;
 	if (n < 0) {
 		kt_error(rc->ctx, KT_FAIL, "reading the rings: %s",
 			 strerror((int)-n));

@@ -511,6 +511,12 @@ int ktrace_record_output(struct ktrace_record *r, int fd, const char *cmdline,
 			 struct ktrace_err *err);
 /* 0, or -errno of the first write that failed (-ENOSPC: disk full). */
 int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes);
+/*
+ * The same, while recording: after a failed write nothing more is
+ * written (the file ends with its last complete section, readable), and
+ * ktrace_record_poll() returns this error: stop there.
+ */
+int ktrace_record_output_error(const struct ktrace_record *r);
 
 /* Load a file written by ktrace_record_output(); free with _free(). */
 struct ktrace_record *ktrace_record_load(const char *path,

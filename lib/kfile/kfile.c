@@ -81,11 +81,29 @@ struct kt_kfw {
 	uint64_t h;		/* running checksum of the records */
 	uint64_t nr_records, data_bytes, nr_sections;
 	uint64_t file_bytes;	/* written to fd so far */
+	/* fd's offset where the file started (-1: not a seekable file),
+	 * and its size up to the last complete section */
+	off_t base;
+	uint64_t good_bytes;
 	struct kt_buf tab[KF_NR_TABLES];
 	bool tables_pending;
 };
 
 static int write_all(int fd, const void *p, size_t n);
+
+/* A section is complete (ok) or the first write failed: the file then
+ * ends with its last complete section, not with a part of one. */
+static void kfw_section_end(struct kt_kfw *w, int err)
+{
+	if (!err) {
+		w->nr_sections++;
+		w->good_bytes = w->file_bytes;
+		return;
+	}
+	w->err = err;
+	if (w->base >= 0 && ftruncate(w->fd, w->base + w->good_bytes) < 0)
+		return;	/* not a file that can be cut: as it is */
+}
 
 /* Write to the file, counting what reached it. */
 static int kfw_write(struct kt_kfw *w, const void *p, size_t n)
@@ -153,10 +171,7 @@ static int write_section(struct kt_kfw *w, uint32_t type, const void *p,
 		err = kfw_write(w, p, n);
 	if (!err && rest)
 		err = kfw_write(w, zero, 8 - rest);
-	if (err)
-		w->err = err;
-	else
-		w->nr_sections++;
+	kfw_section_end(w, err);
 	return err;
 }
 
@@ -191,10 +206,7 @@ static int flush_data(struct kt_kfw *w)
 	err = kfw_write(w, w->buf, w->len);
 	w->len = KT_KF_SEC_HDR_SIZE;
 	w->h = KT_KF_SEED;
-	if (err)
-		w->err = err;
-	else
-		w->nr_sections++;
+	kfw_section_end(w, err);
 	return err;
 }
 
@@ -224,6 +236,7 @@ struct kt_kfw *kt_kfw_open(int fd, size_t bufsize)
 		return NULL;
 	}
 	w->fd = fd;
+	w->base = lseek(fd, 0, SEEK_CUR);
 	w->cap = bufsize;
 	w->len = KT_KF_SEC_HDR_SIZE;
 	w->h = KT_KF_SEED;
@@ -240,6 +253,7 @@ struct kt_kfw *kt_kfw_open(int fd, size_t bufsize)
 		errno = -err;
 		return NULL;
 	}
+	w->good_bytes = w->file_bytes;
 	return w;
 }
 
@@ -496,6 +510,11 @@ size_t kt_kfw_pending(const struct kt_kfw *w)
 	for (int t = 0; t < KF_NR_TABLES; t++)
 		n += w->tab[t].len;
 	return n;
+}
+
+int kt_kfw_error(const struct kt_kfw *w)
+{
+	return w->err;
 }
 
 int kt_kfw_close(struct kt_kfw *w, uint64_t *bytes)

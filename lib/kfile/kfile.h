@@ -230,6 +230,8 @@ int kt_kfw_record(struct kt_kfw *w, const struct perf_event_header *rec);
  */
 int kt_kfw_flush(struct kt_kfw *w);
 size_t kt_kfw_pending(const struct kt_kfw *w);
+/* 0, or the first write error (-errno): nothing is written after it. */
+int kt_kfw_error(const struct kt_kfw *w);
 
 /*
  * Flush everything, write END and free w (always, even on error); *bytes

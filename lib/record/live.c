@@ -566,9 +566,11 @@ long ktrace_record_poll(struct ktrace_record *r, int timeout_ms, bool *done,
 	ret = kt_merge_flush(l->merge, horizon);
 	if (ret >= 0 && horizon > l->upto)
 		l->upto = horizon;
-	/* a write error sticks in the writer: ktrace_record_output_close()
-	 * reports it */
+	/* a write error sticks in the writer: it ends the recording (a
+	 * full disk), and ktrace_record_output_close() reports it */
 	kt_writer_flush(r, now_ns(), false);
+	if (ret >= 0 && ktrace_record_output_error(r))
+		return ktrace_record_output_error(r);
 	return ret;
 }
 

@@ -273,6 +273,11 @@ static int write_uframe(void *ctx, const struct kt_uframe *f)
 	return ret;
 }
 
+int ktrace_record_output_error(const struct ktrace_record *r)
+{
+	return r->w.kfw ? kt_kfw_error(r->w.kfw) : 0;
+}
+
 int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 {
 	struct kt_writer *w = &r->w;
