@@ -9,10 +9,14 @@ sum() {
 		sed -n "s/^\[ *$1 *\] \([0-9]*\) test(s)\..*/\1/p;s/^\[ *$1 *\] \([0-9]*\) test(s), listed below:.*/\1/p" |
 		awk '{s+=$1} END {print s+0}'
 }
+t0=$(date +%s.%N)
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 for t in "$@"; do
 	echo "== $t"
+	ts=$(date +%s.%N)
 	out=$("$t" 2>&1); rc=$?
 	printf '%s\n' "$out"
+	echo "== $t: $(since "$ts") s"
 	p=$(sum PASSED); f=$(sum FAILED); s=$(sum SKIPPED)
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1	# crashed or exited early
@@ -20,5 +24,6 @@ for t in "$@"; do
 	[ "$rc" -ne 0 ] && bad="$bad $t"
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 done
+echo "unit: $(since "$t0") s in all"
 echo "unit: $pass passed, $fail failed, $skip skipped"
 [ -z "$bad" ] || { echo "failing unit binaries:$bad"; exit 1; }

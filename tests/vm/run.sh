@@ -136,13 +136,15 @@ boot() {
 		qemu=(qemu-system-x86_64)
 		console=ttyS0,115200
 	fi
-	timeout --kill-after=10 "$((vm_timeout * slow))" \
+	# (the CPU time qemu used, user and system, to $out/KERNEL.cpu:
+	# guests share the host's CPUs)
+	{ TIMEFORMAT='%U %S'; time timeout --kill-after=10 "$((vm_timeout * slow))" \
 		"${qemu[@]}" -accel tcg -nographic -no-reboot \
 		-m "$mem" -smp 1 -cpu max \
 		-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
 		-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
 		-serial "file:$log" -monitor none -nic none "${qemu_opts[@]}" \
-		< /dev/null > "$out/$k.qemu.log" 2>&1 &
+		< /dev/null > "$out/$k.qemu.log" 2>&1; } 2> "$out/$k.cpu" &
 	pid=$!
 	# Wall-clock time until /init runs (guest clocks lag under TCG).
 	up='?'
@@ -182,7 +184,11 @@ for k in "${booted[@]}"; do
 	log=$out/$k.log
 	read -r rc secs up < "$out/$k.status"
 	[ -f "$log" ] || touch "$log"
-	say "$k: /init started after $up s, qemu exited ($rc) after $secs s (wall clock)"
+	say "$k: /init started after $up s, qemu exited ($rc) after $secs s (wall clock), $(awk '{ printf "%.0f", $1 + $2 }' "$out/$k.cpu" 2>/dev/null) s of CPU"
+	# the slowest test scripts (guest seconds: KTRACE-SCRIPT-END's time=)
+	say "$k: slowest: $(tr -d '\r' < "$log" |
+		sed -n 's/.*KTRACE-SCRIPT-END \([^ ]*\) rc=[0-9]* time=\([0-9.]*\).*/\2 \1/p' |
+		sort -rn | head -n 6 | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
 
 	# Every KTRACE-TEST line, wherever it is (kernel messages may share
 	# the console line), with the "    | ..." detail lines after a FAIL.
