@@ -98,7 +98,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(B)/%)
 
 .PHONY: all clean install uninstall FORCE check-docs check check-unit check-integration check-vm \
 	check-static analyze check-unused check-exports targets examples bench \
-	check-fuzz fuzz check-asan arm64 ktrace-static check-layers
+	check-fuzz fuzz check-asan asan-build arm64 ktrace-static check-layers
 
 all: ktrace $(SHLIB)
 
@@ -363,10 +363,11 @@ fuzz:
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
 ASAN_UNIT := $(UNIT_SRCS:%.c=$(B)/asan/%)
-check-asan: targets examples $(SHLIB)
+asan-build:
 	$(Q)$(MAKE) -s B=$(B)/asan KTRACE_BIN=$(B)/asan/ktrace STATIC=0 \
 		CFLAGS="$(ASAN_FLAGS)" WERROR=$(WERROR) \
 		$(B)/asan/ktrace $(ASAN_UNIT) $(B)/asan/tests/integration/fmtcheck_all
+check-asan: targets examples $(SHLIB) asan-build
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp \
 		UBSAN_OPTIONS=print_stacktrace=1 tests/run-unit.sh $(ASAN_UNIT)
@@ -374,7 +375,46 @@ check-asan: targets examples $(SHLIB)
 		KTRACE=$(CURDIR)/$(B)/asan/ktrace KT_FMTCHECK=$(B)/asan/tests/integration/fmtcheck_all \
 		KT_WERROR=$(WERROR) tests/integration/run.sh
 
-check: check-static check-unit check-fuzz check-integration check-asan check-vm
+# make check: every tier, in about 20 minutes on two CPUs. The VM tier's
+# guests (qemu: one CPU each, CPU bound) would take longer than all the
+# others together, so they run in the background, at the lowest CPU
+# priority (nice 19: the host tiers' timing checks, such as top's sample
+# rate, keep the CPU they need), from the moment their binaries are built;
+# the other tiers run one after the other meanwhile, their builds made
+# first in parallel (CHECK_JOBS: the CPUs), and the static checks'
+# builds in parallel too. The VM
+# tier's report ($(B)/vm/check.out) comes last. Every tier runs whatever
+# another one said; make check fails if any failed.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_HOST_TIERS := check-static check-unit check-fuzz check-integration check-asan
+check:
+	@t0=$$(date +%s); st=0; failed=; \
+	$(MAKE) -j$(CHECK_JOBS) ktrace ktrace-static targets \
+		$(if $(findstring arm64,$(VM_KERNELS)),arm64) || exit 1; \
+	mkdir -p $(B)/vm; rm -f $(B)/vm/check.out $(B)/vm/check.rc; \
+	echo "check: VM tier ($(VM_KERNELS)) started in the background after $$(($$(date +%s) - t0)) s, output in $(B)/vm/check.out"; \
+	(KTRACE_VM_KERNELS="$(VM_KERNELS)" nice -n 19 tests/vm/run.sh \
+		>$(B)/vm/check.out 2>&1 & echo $$! >$(B)/vm/check.pid; \
+		wait $$!; echo $$? >$(B)/vm/check.rc) & vm=$$!; \
+	trap 'kill -TERM $$(cat $(B)/vm/check.pid) 2>/dev/null; exit 130' INT TERM; \
+	$(MAKE) -j$(CHECK_JOBS) $(SHLIB) examples $(UNIT_BINS) \
+		$(FUZZ_TARGETS:%=$(B)/fuzz/replay-%) asan-build || \
+		{ st=1; failed=builds; }; \
+	echo "check: builds done after $$(($$(date +%s) - t0)) s"; \
+	for t in $(CHECK_HOST_TIERS); do \
+		t1=$$(date +%s); \
+		$(MAKE) --no-print-directory $$(case $$t in check-static) \
+			echo -j$(CHECK_JOBS) -Otarget ;; esac) $$t || \
+			{ st=1; failed="$$failed $$t"; }; \
+		echo "check: $$t: $$(($$(date +%s) - t1)) s"; \
+	done; \
+	t1=$$(date +%s); echo "check: waiting for the VM tier"; \
+	wait $$vm; cat $(B)/vm/check.out; \
+	echo "check: check-vm: $$(($$(date +%s) - t1)) s after the host tiers"; \
+	[ "$$(cat $(B)/vm/check.rc 2>/dev/null)" = 0 ] || \
+		{ st=1; failed="$$failed check-vm"; }; \
+	echo "check: $$(($$(date +%s) - t0)) s in all$${failed:+; failed:$$failed}"; \
+	exit $$st
 
 bench: ktrace targets
 	@bench/run.sh

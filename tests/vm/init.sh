@@ -137,7 +137,9 @@ else
 	echo "KTRACE-TEST PASS vm-kernel-log"
 fi
 
-echo "KTRACE-VM-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+# (idle: the seconds the guest's CPU had nothing to run, e.g. tests
+# sleeping, which cost the host no CPU)
+echo "KTRACE-VM-DONE uptime=$(cut -d' ' -f1 /proc/uptime) idle=$(cut -d' ' -f2 /proc/uptime)"
 sync
 poweroff -f
 # Should poweroff fail, panic (panic=-1 reboots, -no-reboot makes qemu exit).

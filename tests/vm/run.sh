@@ -65,6 +65,17 @@ finish() {
 }
 
 mkdir -p "$out"
+rm -f "$out"/*.pid
+
+# An interrupted run (^C, make check stopped) stops its guests: timeout
+# runs qemu in a process group of its own, which the signal does not reach.
+stop_guests() {
+	local f
+	for f in "$out"/*.pid; do
+		[ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
+	done
+}
+trap 'stop_guests; say "interrupted"; exit 130' INT TERM
 
 # Tools: qemu (the package is installed when missing, as CI machines are new).
 if ! command -v qemu-system-x86_64 >/dev/null; then
@@ -142,15 +153,24 @@ boot() {
 		qemu=(qemu-system-x86_64)
 		console=ttyS0,115200
 	fi
-	# (the CPU time qemu used, user and system, to $out/KERNEL.cpu:
-	# guests share the host's CPUs)
-	{ TIMEFORMAT='%U %S'; time timeout --kill-after=10 "$((vm_timeout * slow))" \
-		"${qemu[@]}" -accel tcg -nographic -no-reboot \
-		-m "$mem" -smp 1 -cpu "$cpu" \
-		-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
-		-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
-		-serial "file:$log" -monitor none -nic none "${qemu_opts[@]}" \
-		< /dev/null > "$out/$k.qemu.log" 2>&1; } 2> "$out/$k.cpu" &
+	# timeout's pid in $out/KERNEL.pid for stop_guests; the CPU time
+	# qemu used (its user and system time, "times"' second line) in
+	# $out/KERNEL.cpu: the guests share the host's CPUs
+	{
+		timeout --kill-after=10 "$((vm_timeout * slow))" \
+			"${qemu[@]}" -accel tcg -nographic -no-reboot \
+			-m "$mem" -smp 1 -cpu "$cpu" \
+			-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
+			-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
+			-serial "file:$log" -monitor none -nic none "${qemu_opts[@]}" \
+			< /dev/null > "$out/$k.qemu.log" 2>&1 &
+		echo $! > "$out/$k.pid"
+		wait $!
+		rc=$?
+		times | tail -n 1 > "$out/$k.cpu"
+		rm -f "$out/$k.pid"
+		exit $rc
+	} &
 	pid=$!
 	# Wall-clock time until /init runs (guest clocks lag under TCG).
 	up='?'
@@ -190,7 +210,13 @@ for k in "${booted[@]}"; do
 	log=$out/$k.log
 	read -r rc secs up < "$out/$k.status"
 	[ -f "$log" ] || touch "$log"
-	say "$k: /init started after $up s, qemu exited ($rc) after $secs s (wall clock), $(awk '{ printf "%.0f", $1 + $2 }' "$out/$k.cpu" 2>/dev/null) s of CPU"
+	# CPU: what qemu used (user + system); idle: the guest's idle time
+	# (tests sleeping), which costs the host nothing
+	cpu=$(awk '{ for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+		printf "%.0f", t }' "$out/$k.cpu" 2>/dev/null)
+	idle=$(tr -d '\r' < "$log" |
+		sed -n 's/.*KTRACE-VM-DONE .*idle=\([0-9]*\).*/\1/p' | head -n 1)
+	say "$k: /init started after $up s, qemu exited ($rc) after $secs s (wall clock), ${cpu:-?} s of CPU, guest idle ${idle:-?} s"
 	# the slowest test scripts (guest seconds: KTRACE-SCRIPT-END's time=)
 	say "$k: slowest: $(tr -d '\r' < "$log" |
 		sed -n 's/.*KTRACE-SCRIPT-END \([^ ]*\) rc=[0-9]* time=\([0-9.]*\).*/\2 \1/p' |

@@ -111,8 +111,10 @@ expect_eq chaos-no-leftovers 0 "$leftovers"
 
 # --- Two sessions in PID namespaces of their own, same function: both
 # are PID 1 there, their groups do not clash; one killed, swept by the
-# next start from the initial namespace. ---------------------------------
-unshare -p -f --mount-proc ktrace record -e 'kprobe:do_sys_openat2' -d 4 > $D/n1.out 2>&1 &
+# next start from the initial namespace. The one killed runs until it is
+# (-d 60): a loaded host can take the other's 4 s to start the second, and
+# the first, ended on its own, left no group to sweep. ---------------------
+unshare -p -f --mount-proc ktrace record -e 'kprobe:do_sys_openat2' -d 60 > $D/n1.out 2>&1 &
 n1=$!
 unshare -p -f --mount-proc ktrace record -e 'kprobe:do_sys_openat2' -d 4 > $D/n2.out 2>&1 &
 n2=$!
