@@ -154,7 +154,7 @@ boot() {
 		console=ttyS0,115200
 	fi
 	# timeout's pid in $out/KERNEL.pid for stop_guests; the CPU time
-	# qemu used (its user and system time, "times"' second line) in
+	# qemu used (its user and system time, the second line of "times") in
 	# $out/KERNEL.cpu: the guests share the host's CPUs
 	{
 		timeout --kill-after=10 "$((vm_timeout * slow))" \
@@ -167,7 +167,7 @@ boot() {
 		echo $! > "$out/$k.pid"
 		wait $!
 		rc=$?
-		times | tail -n 1 > "$out/$k.cpu"
+		times > "$out/$k.cpu"	# (not in a pipe: a subshell has no children)
 		rm -f "$out/$k.pid"
 		exit $rc
 	} &
@@ -212,10 +212,10 @@ for k in "${booted[@]}"; do
 	[ -f "$log" ] || touch "$log"
 	# CPU: what qemu used (user + system); idle: the guest's idle time
 	# (tests sleeping), which costs the host nothing
-	cpu=$(awk '{ for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
 		printf "%.0f", t }' "$out/$k.cpu" 2>/dev/null)
 	idle=$(tr -d '\r' < "$log" |
-		sed -n 's/.*KTRACE-VM-DONE .*idle=\([0-9]*\).*/\1/p' | head -n 1)
+		sed -n 's/.*KTRACE-VM-DONE .*idle=\([0-9.]*\).*/\1/p' | head -n 1)
 	say "$k: /init started after $up s, qemu exited ($rc) after $secs s (wall clock), ${cpu:-?} s of CPU, guest idle ${idle:-?} s"
 	# the slowest test scripts (guest seconds: KTRACE-SCRIPT-END's time=)
 	say "$k: slowest: $(tr -d '\r' < "$log" |
