@@ -14,13 +14,14 @@
 #include "ktrace_cmd.h"
 
 static const char stat_usage[] =
-	"Usage: ktrace stat [-e EVENT...] [-p PID | -a] [-C CPUS] [-I MS] [--json] [-- CMD ARGS...]\n"
+	"Usage: ktrace stat [-e EVENT...] [-p PID | -a] [-C CPUS] [-I MS] [-o FILE] [--json] [-- CMD ARGS...]\n"
 	"Count events: tracepoints and probes (SYSTEM:EVENT, globs allowed), inline\n"
 	"probes for this run ('kprobe:SPEC', 'uprobe:BINARY:SYMBOL' as in record) and the\n"
 	"generic counters task-clock, context-switches, cpu-migrations, page-faults,\n"
 	"cycles, instructions, cache-misses, branch-misses... Counters the machine\n"
 	"lacks print 'not supported'. Without -e: the software counters and\n"
-	"cycles/instructions.\n"
+	"cycles/instructions. The counts go to standard error, as perf stat's do (the\n"
+	"command's output stays its own), or to FILE with -o.\n"
 	"\n"
 	"  -e, --event EVENT    event or counter (repeatable, comma lists allowed)\n"
 	"  -p, --pid PID        an existing process (and its threads)\n"
@@ -28,6 +29,7 @@ static const char stat_usage[] =
 	"  -C, --cpu CPUS       only these CPUs (0,2-3), system-wide\n"
 	"  -I, --interval MS    print the counts every MS milliseconds\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
+	"  -o, --output FILE    write the counts (text or JSON) to FILE\n"
 	"  -j, --json           JSON output\n"
 	"  -h, --help           this help\n";
 
@@ -38,6 +40,7 @@ static const struct option stat_opts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "interval", required_argument, NULL, 'I' },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -53,6 +56,10 @@ struct stat_cmd {
 	struct kt_ctx *ctx;
 	struct kt_capture_opts co;	/* -e (comma lists), the target, -d */
 	long interval;			/* -I, ms; 0: none */
+	const char *output;		/* -o FILE, or NULL: stderr */
+	FILE *res;			/* where the counts go (owned when
+					 * output), ctx->out while stat runs */
+	FILE *out;			/* ctx->out before it */
 	struct ktrace_stat *st;
 	struct kt_inline inl;
 	struct kt_signals sigs;
@@ -237,9 +244,12 @@ static int stat_parse(struct stat_cmd *sc, int argc, char **argv)
 	int opt, ret;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "+:e:p:aC:I:d:jh", stat_opts,
+	while ((opt = getopt_long(argc, argv, "+:e:p:aC:I:d:o:jh", stat_opts,
 				  NULL)) != -1) {
 		switch (opt) {
+		case 'o':
+			sc->output = optarg;
+			continue;
 		case 'I':
 			errno = 0;
 			sc->interval = strtol(optarg, &end, 10);
@@ -314,6 +324,48 @@ static int stat_open(struct stat_cmd *sc)
 	return ret;
 }
 
+/*
+ * The counts' stream: stderr, as perf stat's (the command's output on
+ * stdout stays its own), or -o FILE. It is ctx->out while stat runs, so
+ * that its text and JSON (the counts, or an error under --json) go there.
+ */
+static int results_open(struct stat_cmd *sc)
+{
+	struct kt_ctx *ctx = sc->ctx;
+
+	sc->res = sc->output ? fopen(sc->output, "we") : ctx->err;
+	if (!sc->res)
+		return kt_error(ctx, KT_FAIL, "cannot create '%s': %s",
+				sc->output, strerror(errno));
+	sc->out = ctx->out;
+	ctx->out = sc->res;
+	return KT_OK;
+}
+
+/* ctx->out as it was; the counts' JSON closed, -o's file too. ret, or
+ * KT_FAIL when they could not be written. */
+static int results_close(struct stat_cmd *sc, int ret)
+{
+	struct kt_ctx *ctx = sc->ctx;
+	int werr;
+
+	if (!sc->res)
+		return ret;
+	werr = kt_json_free(ctx->jw) < 0 ? EIO : 0;
+	ctx->jw = NULL;
+	if (fflush(sc->res) == EOF)
+		werr = errno;
+	else if (ferror(sc->res))	/* a flush of the counts failed */
+		werr = EIO;
+	ctx->out = sc->out;
+	if (sc->output && fclose(sc->res) && !werr)
+		werr = errno;
+	if (werr && sc->output)
+		return kt_error(ctx, KT_FAIL, "cannot write '%s': %s",
+				sc->output, strerror(werr));
+	return ret;
+}
+
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 {
 	struct stat_cmd sc = { .ctx = ctx, .co = KT_CAPTURE_OPTS_INIT,
@@ -326,6 +378,9 @@ int cmd_stat(struct kt_ctx *ctx, int argc, char **argv)
 	sc.co.lists = true;
 	ret = stat_parse(&sc, argc, argv);
 	if (ret >= 0)
+		goto out;
+	ret = results_open(&sc);
+	if (ret)
 		goto out;
 	if (!kt_tfs(ctx)) {
 		ret = KT_FAIL;
@@ -362,6 +417,7 @@ out:
 	kt_signals_restore(&sc.sigs);
 	free(sc.prev);
 	kt_capture_opts_free(&sc.co);
+	ret = results_close(&sc, ret);
 	/* The workload's exit status, unless -d ended it on purpose. */
 	return kt_target_status(tg, ret, status, stopped);
 }

@@ -62,8 +62,8 @@ t_json_every_command_parses() {
 	json_doc "probe del: no match" $KTRACE --json probe del 'kt_it_json:*' || return 1
 	json_doc "probe: no subcommand" $KTRACE --json probe || return 1
 	json_doc "unknown command" $KTRACE --json frobnicate || return 1
-	json_doc "stat" $KTRACE --json stat -e task-clock -e syscalls:sys_enter_getppid -- $SYSC 3 || return 1
-	json_doc "stat: unknown event" $KTRACE --json stat -e nosuch -- true || return 1
+	json_doc "stat" $KTRACE --json stat -o /dev/stdout -e task-clock -e syscalls:sys_enter_getppid -- $SYSC 3 || return 1
+	json_doc "stat: unknown event" $KTRACE --json stat -o /dev/stdout -e nosuch -- true || return 1
 	json_lines "record" 3 $KTRACE --json record -e syscalls:sys_enter_getppid -- $SYSC 3 || return 1
 	json_lines "record: unknown event" 1 $KTRACE --json record -e nosuch:nope -- true || return 1
 	$KTRACE record -o $J.dat -e syscalls:sys_enter_getppid -- $SYSC 4 2>/dev/null || fail "record -o" || return 1

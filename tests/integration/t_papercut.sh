@@ -112,8 +112,8 @@ t_signal_exit_status_one_rule() {
 # interval added to the times enabled and running, not their totals.
 t_stat_title_and_interval_times() {
 	expect_status 0 $KTRACE stat -e task-clock -- sh -c 'exit 0' || return 1
-	expect_contains "title" "$OUT" "Performance counter stats for 'sh -c exit 0':" || return 1
-	expect_status 0 $KTRACE stat --json -I 100 -e task-clock -- $TARGETS/busy 500 || return 1
+	expect_contains "title" "$ERR" "Performance counter stats for 'sh -c exit 0':" || return 1
+	expect_status 0 $KTRACE stat --json -o /dev/stdout -I 100 -e task-clock -- $TARGETS/busy 500 || return 1
 	python3 - "$OUT" <<'PY' || fail "json intervals: $OUT"
 import json, sys
 objs = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
@@ -224,4 +224,36 @@ assert h["call_graph"] == {"mode": "fp"}, h
 assert h["records"] > 0 and 0 < h["duration_ns"] < 5e9 and h["first_ns"] + h["duration_ns"] == h["last_ns"], h
 PY
 	rm -f $PT.dat $PT.err
+}
+
+# stat prints its counts on stderr, as perf stat does (-j too), so that
+# 'stat -- CMD > file' keeps the command's output clean; -o FILE writes
+# them, text or JSON, to a file; a file that cannot be written is exit 1.
+t_stat_counts_on_stderr_or_file() {
+	$KTRACE stat -e syscalls:sys_enter_getppid -- sh -c "echo out; $SYSC 4" >$PT.out 2>$PT.err ||
+		fail "stat: $(cat $PT.err)" || return 1
+	expect_eq "the command's output only" "$(cat $PT.out)" "out" || return 1
+	# the shell's own getppid ($PPID) counts too
+	local n=$(awk '$2 == "syscalls:sys_enter_getppid" {print $1}' $PT.err)
+	[ "${n:-0}" -ge 4 ] && [ "$n" -le 6 ] || fail "count on stderr: '$n'" || return 1
+	$KTRACE stat --json -e syscalls:sys_enter_getppid -- sh -c "echo out; $SYSC 4" >$PT.out 2>$PT.err ||
+		fail "stat --json: $(cat $PT.err)" || return 1
+	expect_eq "the command's output only (json)" "$(cat $PT.out)" "out" || return 1
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert 4 <= d["counters"][0]["count"] <= 6, d' $PT.err ||
+		fail "json on stderr: $(cat $PT.err)" || return 1
+	rm -f $PT.stat
+	$KTRACE stat -o $PT.stat -e syscalls:sys_enter_getppid -- sh -c "echo out; $SYSC 4" >$PT.out 2>$PT.err ||
+		fail "stat -o: $(cat $PT.err)" || return 1
+	expect_eq "-o: the command's output" "$(cat $PT.out)" "out" || return 1
+	expect_eq "-o: nothing on stderr" "$(cat $PT.err)" "" || return 1
+	n=$(awk '$2 == "syscalls:sys_enter_getppid" {print $1}' $PT.stat)
+	[ "${n:-0}" -ge 4 ] && [ "$n" -le 6 ] || fail "-o: count '$n'" || return 1
+	$KTRACE --json stat -o $PT.stat -I 100 -e task-clock -- sleep 0.35 >$PT.out 2>$PT.err ||
+		fail "stat -o --json: $(cat $PT.err)" || return 1
+	python3 -c 'import json, sys; l = [json.loads(x) for x in open(sys.argv[1])]; assert len(l) >= 3 and "elapsed" in l[-1], l' $PT.stat ||
+		fail "json in the file: $(cat $PT.stat)" || return 1
+	$KTRACE stat -o /dev/full -e task-clock -- true 2>$PT.err
+	expect_eq "-o /dev/full" "$?" 1 || return 1
+	expect_contains "-o /dev/full" "$(cat $PT.err)" "cannot write '/dev/full'" || return 1
+	rm -f $PT.out $PT.err $PT.stat
 }
