@@ -23,7 +23,7 @@ WERROR ?= 0
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-PKGS := libtracefs libtraceevent libdw libelf libbpf liblzma
+PKGS := libtracefs libtraceevent libdw libelf libbpf liblzma capstone
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 # The command alone (not libktrace) links protobuf-c and zlib for report

@@ -27,6 +27,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "record events through perf ring buffers" },
 	{ "trace", cmd_trace, "system calls as strace shows them: strings, errors, durations" },
 	{ "report", cmd_report, "print a recording made with record -o" },
+	{ "annotate", cmd_annotate, "a function of a recording: its lines and instructions, hottest marked" },
 	{ "stat", cmd_stat, "count events (like perf stat)" },
 	{ "top", cmd_top, "live view: hottest symbols, events a second (like perf top)" },
 	{ "hist", cmd_hist, "count in the kernel with a hist trigger: keys, sums, log2 histograms" },

@@ -124,6 +124,7 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv);
  * input) is, like perf report --header-only; an exit status. */
 int kt_report_header(struct kt_ctx *ctx, struct ktrace_record *rec,
 		     const char *input);
+int cmd_annotate(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_stat(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_top(struct kt_ctx *ctx, int argc, char **argv);
 int cmd_hist(struct kt_ctx *ctx, int argc, char **argv);

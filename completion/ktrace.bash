@@ -6,7 +6,7 @@
 # from `ktrace hist --list-recipes`, an event's fields from `ktrace list -v
 # EVENT` and a binary's function symbols from nm.
 
-_ktrace_cmds="list enable disable filter show reset probe record trace report stat hist latency ftrace export top help version"
+_ktrace_cmds="list enable disable filter show reset probe record trace report annotate stat hist latency ftrace export top help version"
 
 # Options of a command (or of probe SUB) as its --help lists them.
 _ktrace_opts()
@@ -90,6 +90,14 @@ _ktrace_arg_of() # OPTION...
 		done
 	done
 	printf '%s' "$v"
+}
+
+# The functions sampled in a recording (annotate's SYM): report --sort
+# sym's third column.
+_ktrace_rec_syms() # FILE
+{
+	"$_ktrace_bin" report -i "${1:-ktrace.data}" --sort sym 2>/dev/null |
+		awk '!/^#/ && NF >= 3 && $3 != "[unknown]" { print $3 }'
 }
 
 # The function symbols of a binary (a path or a command), where cheap: not
@@ -318,6 +326,7 @@ _ktrace()
 	# positional arguments
 	case $cmd in
 	help) COMPREPLY=($(compgen -W "$_ktrace_cmds" -- "$cur")) ;;
+	annotate) _ktrace_words "$cur" $(_ktrace_rec_syms "$(_ktrace_arg_of -i --input)") ;;
 	list | enable | disable | filter)
 		_ktrace_words "$cur" $(_ktrace_events "$cur")
 		__ltrim_colon_completions "$cur" 2>/dev/null ;;

@@ -6,7 +6,8 @@
 #   build        make (ktrace, libktrace, the test targets; STATIC=1 too:
 #                the -dev packages hold the .a files) and examples/demo.sh;
 #                libmicrohttpd, libyaml, libcrypt (-dev): ktrace export;
-#                protobuf-c (protoc-c and the library): report --pprof
+#                protobuf-c (protoc-c and the library): report --pprof;
+#                capstone: annotate's disassembler
 #   unit         + cmocka (make check-unit)
 #   static       + clang's analyzer (scan-build: clang-tools), mandoc,
 #                bash-completion (check-static)
@@ -29,7 +30,8 @@ set -e
 # Tiers and what each needs besides the build tier, as the tests use it.
 pkgs_build="build-essential pkg-config libtracefs-dev libtraceevent-dev
 libdw-dev libelf-dev libbpf-dev zlib1g-dev liblzma-dev libbz2-dev
-libmicrohttpd-dev libyaml-dev libcrypt-dev protobuf-c-compiler libprotobuf-c-dev"
+libmicrohttpd-dev libyaml-dev libcrypt-dev protobuf-c-compiler libprotobuf-c-dev
+libcapstone-dev"
 pkgs_unit="libcmocka-dev"
 pkgs_static="clang-14 clang-tools mandoc bash-completion python3"
 pkgs_integration="python3 linux-perf tmux strace dwz libc6-dbg xz-utils
@@ -39,7 +41,7 @@ pkgs_vm="qemu-system-x86 qemu-system-arm busybox-static cpio file strace
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 libtracefs-dev:arm64 libtraceevent-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
 libbpf-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
-libbz2-dev:arm64 libprotobuf-c-dev:arm64"
+libbz2-dev:arm64 libprotobuf-c-dev:arm64 libcapstone-dev:arm64"
 pkgs_fuzz="clang-14 libclang-rt-14-dev"
 pkgs_bench="linux-perf trace-cmd valgrind bc libc6-dbg bpftrace"
 all_tiers="unit static integration browser vm fuzz bench"

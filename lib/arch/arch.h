@@ -71,6 +71,9 @@ struct kt_arch {
 	int dwarf_sp, dwarf_fp, dwarf_ra;
 	/* Debian's multiarch triplet: /usr/lib/<multiarch> holds libraries. */
 	const char *multiarch;
+	/* How capstone disassembles its code (lib/sym/disasm.c): its
+	 * cs_arch, cs_mode and CS_OPT_SYNTAX value (0: capstone's own). */
+	int cs_arch, cs_mode, cs_syntax;
 };
 
 /* What an argument is, as far as placing it goes. */

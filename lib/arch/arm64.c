@@ -6,6 +6,7 @@
  * register; once one does not fit, all later ones are on the stack.
  */
 #include <elf.h>
+#include <capstone/capstone.h>
 
 #include "arch/arch.h"
 
@@ -49,4 +50,7 @@ const struct kt_arch kt_arch_arm64 = {
 	.dwarf_fp = 29,
 	.dwarf_ra = 30,
 	.multiarch = "aarch64-linux-gnu",
+	.cs_arch = CS_ARCH_ARM64,
+	.cs_mode = CS_MODE_ARM,		/* A64, little-endian */
+	.cs_syntax = 0,
 };

@@ -8,6 +8,7 @@
  */
 #include <elf.h>
 #include <stddef.h>
+#include <capstone/capstone.h>
 
 #include "arch/arch.h"
 
@@ -50,6 +51,10 @@ const struct kt_arch kt_arch_x86_64 = {
 	.dwarf_fp = 6,
 	.dwarf_ra = 16,
 	.multiarch = "x86_64-linux-gnu",
+	/* AT&T, as objdump and perf annotate show it */
+	.cs_arch = CS_ARCH_X86,
+	.cs_mode = CS_MODE_64,
+	.cs_syntax = CS_OPT_SYNTAX_ATT,
 };
 
 /* i386 passes arguments on the stack (no register arguments). */
@@ -67,4 +72,7 @@ const struct kt_arch kt_arch_i386 = {
 	.abi = "i386 cdecl",
 	.stack_arg0 = -1,
 	.multiarch = "i386-linux-gnu",
+	.cs_arch = CS_ARCH_X86,
+	.cs_mode = CS_MODE_32,
+	.cs_syntax = CS_OPT_SYNTAX_ATT,
 };

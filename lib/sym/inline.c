@@ -7,6 +7,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -211,6 +212,26 @@ static void src_addr(struct kt_dwarf_file *f, Dwarf_Addr addr,
 					     NULL) : NULL;
 
 	sl->file = name ? strdup(name) : NULL;
+}
+
+char *kt_dwarf_srcline(struct kt_dwarf_file *f, uint64_t vaddr, int *line)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, vaddr + f->bias);
+	const char *name, *dir;
+	char *path = NULL;
+
+	*line = 0;
+	name = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	dir = name && name[0] != '/' ? dwfl_line_comp_dir(l) : NULL;
+	if (dir && dir[0]) {
+		if (asprintf(&path, "%s/%s", dir, name) < 0)
+			path = NULL;
+	} else if (name) {
+		path = strdup(name);
+	}
+	if (!path)
+		*line = 0;
+	return path;
 }
 
 /*

@@ -136,6 +136,10 @@ struct kt_srcline {
 int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 		     struct kt_srcline *src, int max);
 void kt_srclines_free(struct kt_srcline *src, int n);
+/* The source file (a path the caller frees: relative names joined to
+ * their compilation directory) and line of file address vaddr, from the
+ * line table; NULL (and *line 0) when not known or out of memory. */
+char *kt_dwarf_srcline(struct kt_dwarf_file *f, uint64_t vaddr, int *line);
 
 /* The loadable segments of an ELF file (segs.c). */
 struct kt_seg {

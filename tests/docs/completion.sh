@@ -56,6 +56,8 @@ check "record options from its --help" "--call-graph" $KTRACE record --ca
 check "record --off-cpu" "--off-cpu" $KTRACE record --off
 check "report's own options" "$(printf '%s\n' --perfetto)" $KTRACE report --per
 check "top's --stdio" "--stdio" $KTRACE top --st
+check "annotate's --stdio" "--stdio" $KTRACE annotate --st
+has "files for annotate -i" "tests/docs/completion.sh" $KTRACE annotate -i tests/docs/comp
 # events from tracefs: bash splits at ':', so the candidates are what
 # follows the colon (bash-completion's __ltrim_colon_completions)
 check "event names after the system" "$(printf '%s\n' sched_process_exec sched_switch sched_wakeup)" $KTRACE record -e sched:sched_
