@@ -363,6 +363,32 @@ int kt_prow_by_key(const void *a, const void *b);
 void kt_profile_decay(struct kt_profile *p, unsigned int num,
 		      unsigned int den);
 void kt_profile_free(struct kt_profile *p);	/* empty again */
+/* kt_profile_add() of a copy of key (made only when the row is new). */
+int kt_profile_addc(struct kt_profile *p, const char *key, uint64_t period);
+/* key's row, or NULL (also after kt_profile_sort()). */
+const struct kt_prow *kt_profile_find(const struct kt_profile *p,
+				      const char *key);
+
+/* report's profile keys (--sort, --children, --diff; cmd/profile.c). */
+enum kt_sort_key { KT_SK_COMM, KT_SK_DSO, KT_SK_SYM, KT_SK_EVENT, KT_SK_NR };
+extern const char *const kt_sort_names[KT_SK_NR];	/* "comm"... */
+extern const char *const kt_sort_titles[KT_SK_NR];	/* "Command"... */
+/* "comm,dso,sym" into keys[KT_SK_NR]: how many, or -EINVAL. */
+int kt_sort_parse(const char *arg, enum kt_sort_key *keys);
+#define KT_MAX_FRAMES 256
+/* ktrace_record_frames(), without the inlined functions unless inl: their
+ * samples are then the containing function's, as perf reports them. */
+int kt_sample_frames(struct ktrace_record *rec, const struct ktrace_sample *s,
+		     struct ktrace_frame *fr, int max, bool inl);
+/* The keys' values joined by '\t' onto f; fr: the frame they name (NULL:
+ * "[none]"), event: the event's name. */
+void kt_sort_key(FILE *f, const enum kt_sort_key *keys, int nkeys,
+		 const char *comm, const struct ktrace_frame *fr,
+		 const char *event);
+/* The folded stack "comm;outer;...;inner" of fr[0..n) (innermost first)
+ * onto f. */
+void kt_folded_key(FILE *f, const char *comm, const struct ktrace_frame *fr,
+		   int n);
 
 /*
  * report --pprof (cmd/pprof.c): replay rec into a gzip-compressed pprof

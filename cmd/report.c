@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktrace_cmd.h"
+#include "callgraph.h"
 
 static const char report_usage[] =
 	"Usage: ktrace report [-i FILE] [--json] [--raw] [--header] [--sort KEYS | --folded]\n"
 	"       ktrace report [-i FILE] --flamegraph FILE.svg | --perfetto FILE.json\n"
 	"       ktrace report [-i FILE] --pprof FILE.pb.gz\n"
+	"       ktrace report [-i FILE] [--json] --children | --callers SYM | --callees SYM\n"
+
 	"Print a recording made with `ktrace record -o FILE` exactly as the live\n"
 	"run would have printed it. The file is self-contained: it can be read on\n"
 	"another machine.\n"
@@ -23,6 +25,15 @@ static const char report_usage[] =
 	"                    sampled period; 1 per record for tracepoints), samples,\n"
 	"                    then KEYS, any of comm,dso,sym,event (default comm,dso,sym);\n"
 	"                    by the record's own address (its innermost frame)\n"
+	"      --children    per --sort key, the share of the samples it is in\n"
+	"                    (Children: with what it calls) and its own (Self)\n"
+	"      --callers SYM the paths into function SYM, from it outward\n"
+	"      --callees SYM the paths out of function SYM, from it inward\n"
+	"      --percent-limit PCT  leave out rows (and fold tree nodes) under PCT%\n"
+	"                    of the period (trees: 0.5 by default)\n"
+	"      --inline      inlined functions on their own (default: counted as\n"
+	"                    the function they are inlined into, as perf does)\n"
+
 	"      --folded      one line per distinct stack, 'comm;outer;...;inner COUNT',\n"
 	"                    the input of flame graph tools\n"
 	"      --flamegraph FILE.svg  a flame graph of the stacks: one SVG file that any\n"
@@ -46,17 +57,16 @@ static const struct option report_opts[] = {
 	{ "flamegraph", required_argument, NULL, 'G' },
 	{ "perfetto", required_argument, NULL, 'P' },
 	{ "pprof", required_argument, NULL, 'R' },
+	{ "children", no_argument, NULL, 'C' },
+	{ "callers", required_argument, NULL, 'U' },
+	{ "callees", required_argument, NULL, 'E' },
+	{ "percent-limit", required_argument, NULL, 'L' },
+	{ "inline", no_argument, NULL, 'I' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* ------------------------------------------------------------- profiles */
-
-enum sort_key { SK_COMM, SK_DSO, SK_SYM, SK_EVENT, SK_NR };
-static const char *const sort_names[SK_NR] = { "comm", "dso", "sym", "event" };
-static const char *const sort_titles[SK_NR] = {
-	"Command", "Shared Object", "Symbol", "Event",
-};
 
 struct report_run {
 	struct kt_ctx *ctx;
@@ -68,9 +78,8 @@ struct report_run {
 	struct ktrace_record *rec;
 	bool json;
 	unsigned long long n;
-	/* --sort / --folded */
-	enum sort_key keys[SK_NR];
-	int nkeys;
+	/* --sort / --folded; --sort keys and call graphs in cg */
+	struct kt_cg_opts cg;
 	bool folded;
 	/* --folded, --flamegraph: a recording with off-CPU time weighs the
 	 * stacks by period (nanoseconds off the CPU; cpu-clock's on it),
@@ -82,19 +91,10 @@ struct report_run {
 	int error;
 };
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
-#define MAX_FRAMES 256
-
 static int profile_one(void *arg, const struct ktrace_sample *s)
 {
 	struct report_run *run = arg;
-	struct ktrace_frame fr[MAX_FRAMES];
+	struct ktrace_frame fr[KT_MAX_FRAMES];
 	char comm[32], *key = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -102,41 +102,19 @@ static int profile_one(void *arg, const struct ktrace_sample *s)
 
 	if (s->type != KTRACE_SAMPLE_EVENT)
 		return 0;
-	n = ktrace_record_frames(run->rec, s, fr, MAX_FRAMES);
+	/* folded stacks are perf script's: inlined functions as frames */
+	n = kt_sample_frames(run->rec, s, fr, KT_MAX_FRAMES,
+			     run->folded || run->cg.inl);
 	ktrace_record_comm(run->rec, s->tid, comm, sizeof(comm));
 	f = open_memstream(&key, &len);
 	if (!f)
 		return run->error = -ENOMEM;
-	if (run->folded) {
-		/* stackcollapse-perf.pl's line: comm, then outermost first */
-		fputs(comm, f);
-		for (int i = n - 1; i >= 0; i--) {
-			putc(';', f);
-			/* ';' separates frames: ':' in names, as perf does */
-			for (const char *c = fr[i].sym; *c; c++)
-				putc(*c == ';' ? ':' : *c, f);
-		}
-	} else {
-		for (int k = 0; k < run->nkeys; k++) {
-			const char *v;
-
-			switch (run->keys[k]) {
-			case SK_COMM:
-				v = comm;
-				break;
-			case SK_DSO:
-				v = n ? base_name(fr[0].dso) : "[none]";
-				break;
-			case SK_SYM:
-				v = n ? fr[0].sym : "[none]";
-				break;
-			default:
-				v = ktrace_record_event_name(run->rec, s->event);
-				break;
-			}
-			fprintf(f, "%s%s", k ? "\t" : "", v ? v : "?");
-		}
-	}
+	if (run->folded)
+		kt_folded_key(f, comm, fr, n);
+	else
+		kt_sort_key(f, run->cg.keys, run->cg.nkeys, comm,
+			    n ? &fr[0] : NULL,
+			    ktrace_record_event_name(run->rec, s->event));
 	if (fclose(f)) {
 		free(key);
 		return run->error = -ENOMEM;
@@ -186,14 +164,16 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 	} else {
 		fprintf(out, "# Event: %s\n# Samples: %llu, period %llu\n#\n# Overhead  Samples",
 			event, p->samples, p->period);
-		for (int k = 0; k < run->nkeys; k++)
-			fprintf(out, "  %s", sort_titles[run->keys[k]]);
+		for (int k = 0; k < run->cg.nkeys; k++)
+			fprintf(out, "  %s", kt_sort_titles[run->cg.keys[k]]);
 		fputs("\n#\n", out);
 	}
 	for (size_t i = 0; i < n; i++) {
 		double pct = p->period ? 100.0 * p->v[i].period / p->period : 0;
 		char *field = p->v[i].key;
 
+		if (pct < run->cg.limit)
+			break;	/* sorted by period: the rest are below too */
 		if (j) {
 			kt_json_object_begin(j);
 			kt_json_key(j, "overhead");
@@ -203,13 +183,14 @@ static void print_profile(struct report_run *run, struct kt_profile *p,
 		} else {
 			fprintf(out, "%9.2f%%  %7llu", pct, p->v[i].samples);
 		}
-		for (int k = 0; k < run->nkeys; k++) {
+		for (int k = 0; k < run->cg.nkeys; k++) {
 			char *tab = strchr(field, '\t');
 
 			if (tab)
 				*tab = '\0';
 			if (j)
-				kt_jstr(j, sort_names[run->keys[k]], field);
+				kt_jstr(j, kt_sort_names[run->cg.keys[k]],
+					field);
 			else
 				fprintf(out, "  %s", field);
 			field = tab ? tab + 1 : field + strlen(field);
@@ -287,8 +268,8 @@ static int write_flamegraph(struct report_run *run, const char *path,
 
 /* A file cut off (ktrace killed while writing it): said after the
  * records, on stderr, so they stay a clean stream. */
-static void note_truncated(struct kt_ctx *ctx, struct ktrace_record *rec,
-			   const char *input, long n)
+void kt_report_truncated(struct kt_ctx *ctx, struct ktrace_record *rec,
+			 const char *input, long n)
 {
 	if (n >= 0 && ktrace_record_truncated(rec))
 		fprintf(ctx->err,
@@ -312,7 +293,7 @@ static int perfetto(struct kt_ctx *ctx, struct ktrace_record *rec,
 	n = kt_perfetto_write(ctx, rec, f, &error, &missed);
 	if (f != ctx->out && fclose(f) && !error)
 		error = -errno;
-	note_truncated(ctx, rec, input, n);
+	kt_report_truncated(ctx, rec, input, n);
 	if (n >= 0 && missed)
 		fprintf(ctx->err,
 			"ktrace report: %lu context switches were not recorded by the kernel (a switch's previous task is not the one last switched in): their CPU slices say \"not_recorded\"\n",
@@ -340,7 +321,7 @@ static int pprof(struct kt_ctx *ctx, struct ktrace_record *rec,
 
 	fflush(ctx->out);
 	n = kt_pprof_write(rec, path, input, &error, &no_stack);
-	note_truncated(ctx, rec, input, n);
+	kt_report_truncated(ctx, rec, input, n);
 	if (n < 0)
 		return kt_error(ctx, KT_FAIL, "'%s': %s", input,
 				n == -EBADMSG ?
@@ -361,30 +342,15 @@ static int pprof(struct kt_ctx *ctx, struct ktrace_record *rec,
 	return KT_OK;
 }
 
-/* "comm,dso,sym" into run->keys; a usage error for anything else. */
+/* "comm,dso,sym" into run->cg.keys; a usage error for anything else. */
 static int sort_parse(struct kt_ctx *ctx, struct report_run *run,
 		      const char *arg)
 {
-	const char *p = arg;
-
-	run->nkeys = 0;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; k < SK_NR; k++)
-			if (strlen(sort_names[k]) == len &&
-			    !strncmp(sort_names[k], p, len))
-				break;
-		if (k == SK_NR || run->nkeys == SK_NR)
-			return kt_usage_error(ctx, NULL,
-					      "bad sort key in '%s': comm, dso, sym or event",
-					      arg);
-		run->keys[run->nkeys++] = k;
-		p += len + (p[len] == ',');
-	}
-	if (!run->nkeys)
-		return kt_usage_error(ctx, NULL, "empty --sort");
+	run->cg.nkeys = kt_sort_parse(arg, run->cg.keys);
+	if (run->cg.nkeys < 0)
+		return kt_usage_error(ctx, NULL,
+				      "bad sort key in '%s': comm, dso, sym or event",
+				      arg);
 	return KT_OK;
 }
 
@@ -454,6 +420,22 @@ static int print_raw(void *arg, uint32_t type, uint16_t misc, uint32_t size,
 	return 0;
 }
 
+/* --percent-limit PCT: a share, 0 to 100. */
+static int limit_parse(struct kt_ctx *ctx, struct report_run *run,
+		       const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	run->cg.limit = strtod(arg, &end);
+	if (errno || end == arg || *end || !(run->cg.limit >= 0) ||
+	    run->cg.limit > 100)
+		return kt_usage_error(ctx, NULL,
+				      "bad --percent-limit '%s': a share from 0 to 100",
+				      arg);
+	return KT_OK;
+}
+
 /* The options into run. -1 to go on, else the exit status (--help, a
  * usage error). */
 static int report_parse(struct report_run *run, int argc, char **argv)
@@ -469,6 +451,23 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 			if (ret)
 				return ret;
 			run->profile = true;
+			break;
+		case 'C':
+			run->cg.children = true;
+			break;
+		case 'U':
+			run->cg.callers = optarg;
+			break;
+		case 'E':
+			run->cg.callees = optarg;
+			break;
+		case 'L':
+			ret = limit_parse(ctx, run, optarg);
+			if (ret)
+				return ret;
+			break;
+		case 'I':
+			run->cg.inl = true;
 			break;
 		case 'F':
 			run->folded = true;
@@ -516,9 +515,19 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 static int report_check(struct report_run *run)
 {
 	struct kt_ctx *ctx = run->ctx;
+	bool cg = run->cg.children || run->cg.callers || run->cg.callees;
 
+	if (run->cg.children + !!run->cg.callers + !!run->cg.callees > 1)
+		return kt_usage_error(ctx, report_usage,
+				      "--children, --callers and --callees go one at a time");
+	if (cg && (run->folded || run->raw || run->header || run->trace ||
+		   run->pprof))
+		return kt_usage_error(ctx, report_usage,
+				      "--children, --callers and --callees go with --sort, --percent-limit, --inline and --json only");
+	if (cg)
+		run->profile = false;	/* --sort's keys are cg's */
 	if (run->profile && (run->raw || run->header ||
-			     (run->folded && run->nkeys)))
+			     (run->folded && run->cg.nkeys)))
 		return kt_usage_error(ctx, report_usage,
 				      "--sort, --folded, --raw and --header go alone");
 	if (run->trace && (run->profile || run->raw || run->header ||
@@ -532,11 +541,11 @@ static int report_check(struct report_run *run)
 	if (run->folded && ctx->json)
 		return kt_usage_error(ctx, report_usage,
 				      "--folded and --flamegraph are not JSON");
-	if (run->profile && !run->folded && !run->nkeys) {
-		run->keys[0] = SK_COMM;
-		run->keys[1] = SK_DSO;
-		run->keys[2] = SK_SYM;
-		run->nkeys = 3;
+	if (!run->cg.nkeys) {
+		run->cg.keys[0] = KT_SK_COMM;
+		run->cg.keys[1] = KT_SK_DSO;
+		run->cg.keys[2] = KT_SK_SYM;
+		run->cg.nkeys = 3;
 	}
 	return -1;
 }
@@ -561,7 +570,7 @@ static int report_replay(struct report_run *run)
 		kt_profile_free(&run->per_event[e]);
 	free(run->per_event);
 	fflush(ctx->out);
-	note_truncated(ctx, run->rec, run->input, n);
+	kt_report_truncated(ctx, run->rec, run->input, n);
 	if (run->error)
 		return kt_error(ctx, KT_FAIL, run->error == -ENOMEM ?
 				"out of memory" : "cannot write '%s': %s",
@@ -576,7 +585,9 @@ static int report_replay(struct report_run *run)
 
 int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 {
-	struct report_run run = { .ctx = ctx, .input = "ktrace.data" };
+	struct report_run run = {
+		.ctx = ctx, .input = "ktrace.data", .cg.limit = -1,
+	};
 	struct ktrace_err err = { .pos = -1 };
 	int ret;
 
@@ -607,11 +618,16 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (ktrace_record_meta(run.rec, "tracer") && !run.raw) {
-		ret = run.profile ?
+		ret = run.profile || run.cg.children || run.cg.callers ||
+		      run.cg.callees ?
 		      kt_usage_error(ctx, NULL,
-				     "'%s' holds ktrace ftrace's records: --sort, --folded and --flamegraph take samples",
+				     "'%s' holds ktrace ftrace's records: --sort, --folded, --flamegraph and the call graphs take samples",
 				     run.input) :
 		      kt_ftrace_report(ctx, run.rec, run.input);
+		goto out;
+	}
+	if (run.cg.children || run.cg.callers || run.cg.callees) {
+		ret = kt_callgraph_report(ctx, run.rec, &run.cg, run.input);
 		goto out;
 	}
 	ret = report_replay(&run);

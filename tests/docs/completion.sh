@@ -54,7 +54,7 @@ check "subcommands" "$(printf '%s\n' record report reset)" $KTRACE re
 check "top-level options" "$(printf '%s\n' --tracefs)" $KTRACE --tr
 check "record options from its --help" "--call-graph" $KTRACE record --ca
 check "record --off-cpu" "--off-cpu" $KTRACE record --off
-check "report's own options" "$(printf '%s\n' --perfetto)" $KTRACE report --per
+check "report's own options" "$(printf '%s\n' --percent-limit --perfetto)" $KTRACE report --per
 check "top's --stdio" "--stdio" $KTRACE top --st
 check "annotate's --stdio" "--stdio" $KTRACE annotate --st
 has "files for annotate -i" "tests/docs/completion.sh" $KTRACE annotate -i tests/docs/comp
