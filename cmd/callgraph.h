@@ -76,13 +76,14 @@ struct kt_drow {
 };
 
 /*
- * The rows of the keys of old and new (their union), sorted by the size of
- * the change in share, largest first. Sorts both profiles (then they are
- * lists: kt_profile_free() them after the rows). *rows: malloc'ed, the
- * caller frees. How many, or -ENOMEM.
+ * The rows of the keys of old and new (their union), in key order. Sorts
+ * both profiles (then they are lists: kt_profile_free() them after the
+ * rows). *rows: malloc'ed, the caller frees. How many, or -ENOMEM.
  */
 long kt_pdiff_join(struct kt_profile *old, struct kt_profile *new,
 		   struct kt_drow **rows);
+/* qsort order: the largest change in share first, then by key. */
+int kt_drow_by_delta(const void *a, const void *b);
 /* Did both recordings sample at one rate (mean period per sample within
  * 5 %), so that their sample counts compare? */
 bool kt_pdiff_same_rate(const struct kt_profile *old,

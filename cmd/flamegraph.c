@@ -7,6 +7,11 @@
  * clicking the root (or Escape) zooms out. The page also takes "#zoom=NAME"
  * and "#hover=NAME" (the first frame of that name), which is how the
  * browser test drives it without a mouse.
+ *
+ * A differential graph (report --diff --flamegraph) is drawn from the new
+ * recording's counts, each frame coloured by its change against the old
+ * one's, scaled to the new total: red grew, blue shrank, the deeper the
+ * more, white unchanged (as FlameGraph draws difffolded.pl's output).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,12 +23,14 @@
 struct fnode {
 	char *name;
 	unsigned long long value;	/* samples here and above */
+	unsigned long long old;		/* the same in the old recording */
 	struct fnode *kids;		/* sorted by name */
 	int nkids, cap;
 };
 
 struct kt_flame {
 	struct fnode root;
+	bool diff;			/* kt_flame_add_diff() was called */
 };
 
 static struct fnode *kid_get(struct fnode *n, const char *name, size_t len)
@@ -70,12 +77,14 @@ static void fnode_free(struct fnode *n)
 	free(n->name);
 }
 
-int kt_flame_add(struct kt_flame *fg, const char *folded,
-		 unsigned long long count)
+int kt_flame_add_diff(struct kt_flame *fg, const char *folded,
+		      unsigned long long old, unsigned long long count)
 {
 	struct fnode *n = &fg->root;
 
+	fg->diff |= old != 0;
 	n->value += count;
+	n->old += old;
 	while (*folded) {
 		size_t len = strcspn(folded, ";");
 
@@ -83,9 +92,16 @@ int kt_flame_add(struct kt_flame *fg, const char *folded,
 		if (!n)
 			return -ENOMEM;
 		n->value += count;
+		n->old += old;
 		folded += len + (folded[len] == ';');
 	}
 	return 0;
+}
+
+int kt_flame_add(struct kt_flame *fg, const char *folded,
+		 unsigned long long count)
+{
+	return kt_flame_add_diff(fg, folded, 0, count);
 }
 
 struct kt_flame *kt_flame_alloc(void)
@@ -144,6 +160,43 @@ static void color(const char *name, int *r, int *g, int *b)
 	*b = (int)((h >> 16) % 55);
 }
 
+/* A frame's change: its new count less its old one scaled to the new
+ * total. */
+static double change(const struct fnode *n, double scale)
+{
+	return n->value - n->old * scale;
+}
+
+static double max_change(const struct fnode *n, double scale)
+{
+	double m = change(n, scale) < 0 ? -change(n, scale) : change(n, scale);
+
+	for (int i = 0; i < n->nkids; i++) {
+		double k = max_change(&n->kids[i], scale);
+
+		if (k > m)
+			m = k;
+	}
+	return m;
+}
+
+/* Red for growth, blue for loss, white for none: the share of the largest
+ * change sets the depth. */
+static void diff_color(double d, double max, int *r, int *g, int *b)
+{
+	int v = max > 0 ? (int)(210 * (d < 0 ? -d : d) / max) : 0;
+
+	*r = d < 0 ? 255 - v : 255;
+	*g = 255 - v;
+	*b = d > 0 ? 255 - v : 255;
+}
+
+struct layout {
+	unsigned long long total;	/* the root's samples */
+	bool diff;
+	double scale, max;		/* diff: old to new, largest change */
+};
+
 #define FG_WIDTH 1200
 #define FG_PAD 10
 #define FG_ROW 16
@@ -163,20 +216,27 @@ static int depth_of(const struct fnode *n)
 
 /* Frames as <g> elements, x and width in samples (the script lays out). */
 static void emit(FILE *f, const struct fnode *n, unsigned long long x,
-		 int depth, unsigned long long total)
+		 int depth, const struct layout *l)
 {
 	unsigned long long kx = x;
 	int r, g, b;
 
-	color(n->name, &r, &g, &b);
+	if (l->diff)
+		diff_color(change(n, l->scale), l->max, &r, &g, &b);
+	else
+		color(n->name, &r, &g, &b);
 	fprintf(f, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%d\"><title>",
 		x, n->value, depth);
 	xml_text(f, n->name);
-	fprintf(f, " (%llu samples, %.2f%%)</title><rect height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/><text></text></g>\n",
-		n->value, total ? 100.0 * n->value / total : 0.0,
+	fprintf(f, " (%llu samples, %.2f%%", n->value,
+		l->total ? 100.0 * n->value / l->total : 0.0);
+	if (l->diff)	/* the change in share: as the colour says */
+		fprintf(f, ", %+.2f%%", l->total ?
+			100.0 * change(n, l->scale) / l->total : 0.0);
+	fprintf(f, ")</title><rect height=\"%d\" rx=\"2\" fill=\"rgb(%d,%d,%d)\"/><text></text></g>\n",
 		FG_ROW - 1, r, g, b);
 	for (int i = 0; i < n->nkids; i++) {
-		emit(f, &n->kids[i], kx, depth + 1, total);
+		emit(f, &n->kids[i], kx, depth + 1, l);
 		kx += n->kids[i].value;
 	}
 }
@@ -231,6 +291,7 @@ int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title)
 	int depth = depth_of(&fg->root);
 	int height = depth * FG_ROW + 2 * FG_PAD + 56;
 	const char *s = fg_script;
+	struct layout l;
 
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -245,7 +306,11 @@ int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title)
 	fprintf(f, "</text>\n<text id=\"zoom\" x=\"%d\" y=\"44\"></text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
 		FG_PAD, FG_PAD, height - 8);
-	emit(f, &fg->root, 0, 0, fg->root.value);
+	l.total = fg->root.value;
+	l.diff = fg->diff;
+	l.scale = fg->root.old ? (double)fg->root.value / fg->root.old : 0;
+	l.max = l.diff ? max_change(&fg->root, l.scale) : 0;
+	emit(f, &fg->root, 0, 0, &l);
 	/* the script, with the layout's numbers */
 	while (*s) {
 		const char *m = strstr(s, "FG_");

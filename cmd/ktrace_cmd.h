@@ -417,6 +417,10 @@ void kt_flame_free(struct kt_flame *fg);	/* takes NULL */
 /* Add count samples of "comm;outer;...;inner". 0 or -ENOMEM. */
 int kt_flame_add(struct kt_flame *fg, const char *folded,
 		 unsigned long long count);
+/* The same for a differential graph: old samples in the old recording,
+ * count in the new one (drawn); colours then show the change. */
+int kt_flame_add_diff(struct kt_flame *fg, const char *folded,
+		      unsigned long long old, unsigned long long count);
 /* The SVG (self-contained, interactive) onto f. 0 or -EIO. */
 int kt_flame_write(const struct kt_flame *fg, FILE *f, const char *title);
 

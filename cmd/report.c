@@ -11,6 +11,7 @@ static const char report_usage[] =
 	"       ktrace report [-i FILE] --flamegraph FILE.svg | --perfetto FILE.json\n"
 	"       ktrace report [-i FILE] --pprof FILE.pb.gz\n"
 	"       ktrace report [-i FILE] [--json] --children | --callers SYM | --callees SYM\n"
+	"       ktrace report [--json] [--folded | --flamegraph FILE.svg] --diff OLD NEW\n"
 
 	"Print a recording made with `ktrace record -o FILE` exactly as the live\n"
 	"run would have printed it. The file is self-contained: it can be read on\n"
@@ -33,6 +34,11 @@ static const char report_usage[] =
 	"                    of the period (trees: 0.5 by default)\n"
 	"      --inline      inlined functions on their own (default: counted as\n"
 	"                    the function they are inlined into, as perf does)\n"
+	"      --diff OLD NEW  the change in each --sort key's share (default\n"
+	"                    dso,sym) from recording OLD to NEW, largest first;\n"
+	"                    with --folded each stack's samples in both, with\n"
+	"                    --flamegraph a differential flame graph of NEW\n"
+	"                    (red grew, blue shrank)\n"
 
 	"      --folded      one line per distinct stack, 'comm;outer;...;inner COUNT',\n"
 	"                    the input of flame graph tools\n"
@@ -62,6 +68,7 @@ static const struct option report_opts[] = {
 	{ "callees", required_argument, NULL, 'E' },
 	{ "percent-limit", required_argument, NULL, 'L' },
 	{ "inline", no_argument, NULL, 'I' },
+	{ "diff", required_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -80,6 +87,8 @@ struct report_run {
 	unsigned long long n;
 	/* --sort / --folded; --sort keys and call graphs in cg */
 	struct kt_cg_opts cg;
+	bool diff, input_set;		/* --diff OLD NEW; -i */
+	const char *files[2];		/* --diff: OLD, NEW */
 	bool folded;
 	/* --folded, --flamegraph: a recording with off-CPU time weighs the
 	 * stacks by period (nanoseconds off the CPU; cpu-clock's on it),
@@ -469,6 +478,12 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 		case 'I':
 			run->cg.inl = true;
 			break;
+		case 'd':	/* OLD, then NEW: the next argument */
+			run->diff = true;
+			run->files[0] = optarg;
+			if (optind < argc)
+				run->files[1] = argv[optind++];
+			break;
 		case 'F':
 			run->folded = true;
 			run->profile = true;
@@ -486,6 +501,7 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 			break;
 		case 'i':
 			run->input = optarg;
+			run->input_set = true;
 			break;
 		case 'j':
 			ctx->json = true;
@@ -504,6 +520,9 @@ static int report_parse(struct report_run *run, int argc, char **argv)
 					     argv[optind - 1]);
 		}
 	}
+	if (run->diff && (!run->files[1] || run->input_set))
+		return kt_usage_error(ctx, report_usage,
+				      "--diff takes two recordings, OLD NEW (and no -i)");
 	if (optind < argc)
 		return kt_usage_error(ctx, report_usage,
 				      "unexpected argument '%s' (the file goes with -i)",
@@ -526,6 +545,15 @@ static int report_check(struct report_run *run)
 				      "--children, --callers and --callees go with --sort, --percent-limit, --inline and --json only");
 	if (cg)
 		run->profile = false;	/* --sort's keys are cg's */
+	if (run->diff && (cg || run->raw || run->header || run->trace ||
+			  run->pprof))
+		return kt_usage_error(ctx, report_usage,
+				      "--diff goes with --sort, --folded, --flamegraph, --percent-limit, --inline and --json only");
+	if (run->diff && !run->cg.nkeys && !run->folded) {
+		run->cg.keys[0] = KT_SK_DSO;	/* perf diff's default */
+		run->cg.keys[1] = KT_SK_SYM;
+		run->cg.nkeys = 2;
+	}
 	if (run->profile && (run->raw || run->header ||
 			     (run->folded && run->cg.nkeys)))
 		return kt_usage_error(ctx, report_usage,
@@ -596,6 +624,12 @@ int cmd_report(struct kt_ctx *ctx, int argc, char **argv)
 		ret = report_check(&run);
 	if (ret >= 0)
 		return ret;
+	if (run.diff) {
+		run.cg.folded = run.folded;
+		run.cg.svg = run.svg;
+		return kt_pdiff_report(ctx, run.files[0], run.files[1],
+				       &run.cg);
+	}
 	run.rec = ktrace_record_load(run.input, &err);
 	if (!run.rec) {
 		ret = kt_error_detail(ctx, KT_FAIL, &err);

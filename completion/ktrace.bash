@@ -283,7 +283,7 @@ _ktrace()
 		esac
 		__ltrim_colon_completions "$cur" 2>/dev/null
 		return ;;
-	-o | --output | -i | --input | --flamegraph | --perfetto | --pprof)
+	-o | --output | -i | --input | --flamegraph | --perfetto | --pprof | --diff)
 		COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
 		return ;;
 	-x | --exec)
@@ -344,6 +344,11 @@ _ktrace()
 			done
 			[[ -n $bin ]] && _ktrace_words "$cur" $(_ktrace_syms "$bin") ;;
 		esac ;;
+	report)
+		# --diff OLD NEW: NEW is a file too
+		if ((cword >= 2)) && [[ ${words[cword - 2]} == --diff ]]; then
+			COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
+		fi ;;
 	record | stat | hist | latency | ftrace)
 		# after --: a command
 		for ((i = ci + 1; i < cword; i++)); do

@@ -72,6 +72,9 @@ check "top --sort keys" "$(printf '%s\n' total)" $KTRACE top -s to
 has "probe sets for probe add -f" "file-opens" $KTRACE probe add -f file-
 has "files for report -i" "tests/docs/completion.sh" $KTRACE report -i tests/docs/comp
 has "files for report --pprof" "tests/docs/completion.sh" $KTRACE report --pprof tests/docs/comp
+has "files for report --diff OLD" "tests/docs/completion.sh" $KTRACE report --diff tests/docs/comp
+has "files for report --diff OLD NEW" "tests/docs/completion.sh" $KTRACE report --diff old.dat tests/docs/comp
+check "no file after report --diff OLD NEW" "" $KTRACE report --diff old.dat new.dat tests/docs/comp
 has "files for record -o" "tests/docs/man_options.py" $KTRACE record -o tests/docs/man
 # symbols of the -x binary for probe add (its ELF symbols)
 has "symbols of -x" "main" $KTRACE probe add -x "$KTRACE" mai

@@ -132,3 +132,56 @@ t_callgraph_usage() {
 	expect_contains "limit" "$ERR" "bad --percent-limit '1x'" || return 1
 	expect_status 2 $KTRACE report -i $RT.empty --callees || return 1
 }
+
+# Two runs of cgchain, the second with the hot function moved from gamma
+# to alpha ("cgchain MS alpha": alpha 4 units, gamma 1): --diff names
+# both, with the right signs, in the table, the JSON, the folded pairs
+# and the differential flame graph's colours.
+t_callgraph_diff() {
+	cg_record $RT.old || return 1
+	cg_record $RT.new alpha || return 1
+	$KTRACE report --diff $RT.old $RT.new --json >$RT.diff.json \
+		2>$RT.err || fail "--diff: $(cat $RT.err)" || return 1
+	python3 - $RT.diff.json <<'EOF2' || fail "--diff: $(cat $RT.py)" || return 1
+import json, sys
+sys.stdout = open('/tmp/ktrace-it-callgraph.py', 'w')
+(ev,) = json.load(open(sys.argv[1]))
+rows = ev['rows']
+print(ev['old'], ev['new'], ev['same_rate'], rows[:3])
+assert ev['same_rate'], 'both at -F 999'
+# the two largest changes: alpha up by ~3/7 of the period, gamma down
+top = {r['sym']: r for r in rows[:2]}
+assert set(top) == {'alpha', 'gamma'}, list(top)
+a, g = top['alpha'], top['gamma']
+assert a['delta'] > 25 and g['delta'] < -25, (a['delta'], g['delta'])
+assert abs(a['delta'] - (a['new'] - a['baseline'])) < 1e-6
+assert a['samples_change'] == a['new_samples'] - a['old_samples'] > 0
+assert g['samples_change'] < 0
+assert abs(sum(r['delta'] for r in rows)) < 0.01, 'deltas sum to 0'
+assert abs(abs(rows[2]['delta'])) < 10, rows[2]
+EOF2
+	$KTRACE report --diff $RT.old $RT.new --percent-limit 5 >$RT.diff \
+		2>$RT.err || fail "--diff text: $(cat $RT.err)" || return 1
+	expect_eq "text: alpha and gamma first, signed" "$(awk '!/^#/ && NF {
+		print substr($3, 1, 1) $NF }' $RT.diff | head -2 | tr '\n' ' ')" \
+		"+alpha -gamma " || return 1
+	expect_contains "same rate said" "$(cat $RT.diff)" \
+		"# Same rate (mean period per sample within 5%): samples compare" ||
+		return 1
+	# the folded pairs: gamma's stack lost, alpha's own gained
+	$KTRACE report --folded --diff $RT.old $RT.new >$RT.fold 2>$RT.err ||
+		fail "--folded --diff: $(cat $RT.err)" || return 1
+	awk '/;main;alpha;beta;gamma /{ g = $2 > 3 * $3 }
+	     /;main;alpha /{ a = $3 > 3 * $2 }
+	     NF != 3 { bad = 1 } END { exit !(g && a && !bad) }' $RT.fold ||
+		fail "folded pairs: $(grep -E ';alpha( |;beta( |;gamma ))' $RT.fold)" ||
+		return 1
+	$KTRACE report --diff $RT.old $RT.new --flamegraph $RT.svg \
+		2>$RT.err || fail "--flamegraph --diff: $(cat $RT.err)" || return 1
+	grep -Eq '<title>gamma \([0-9]+ samples, [0-9.]+%, -[0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,255\)"' $RT.svg ||
+		fail "gamma not blue: $(grep -o '<title>gamma[^/]*/><' $RT.svg)" ||
+		return 1
+	expect_status 2 $KTRACE report --diff $RT.old || return 1
+	expect_status 2 $KTRACE report -i $RT.old --diff $RT.old $RT.new ||
+		return 1
+}
