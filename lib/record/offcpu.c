@@ -20,7 +20,7 @@
  * task that waits (S, D, T, t, X, Z, P, I), TASK_REPORT_MAX (0x100) added
  * for a preempted one. Its print fmt masks with TASK_REPORT_MAX - 1.
  */
-#define KT_TASK_REPORT_MAX 0x100
+#define KT_TASK_REPORT_MAX 0x100	/* "prev_state & 255" below */
 
 bool kt_offcpu_blocked(uint64_t prev_state)
 {
@@ -248,9 +248,11 @@ int ktrace_record_add_off_cpu(struct ktrace_record *r, struct ktrace_err *err)
 		if (!strcmp(r->evt.ev[i].fullname, "sched:sched_switch"))
 			idx = i;
 	o->src_shown = idx >= 0;
+	/* only the switch-outs of tasks that wait, filtered in the kernel
+	 * before their stacks are taken (a preempted task gives none) */
 	if (idx < 0)
-		idx = ktrace_record_add_event(r, "sched:sched_switch", NULL,
-					      err);
+		idx = ktrace_record_add_event(r, "sched:sched_switch",
+					      "prev_state & 255", err);
 	if (idx < 0)
 		return idx;
 	if (kt_offcpu_fields(o, r->evt.ev[idx].te))

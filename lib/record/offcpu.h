@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * Off-CPU time (offcpu.c), a stage of the decoder: record --off-cpu
- * records sched:sched_switch with stacks; each switch-out of a traced
- * task that waits (prev_state not running) is held, with its stack, until
+ * records sched:sched_switch with stacks, filtered in the kernel to the
+ * switch-outs of tasks that wait (prev_state not running: "prev_state &
+ * 255"), unless the user asked for sched_switch too; each switch-out of
+ * a traced task that waits is held, with its stack, until
  * the task runs again, then handed out as one sample of the event
  * "offcpu-time": period = the nanoseconds it was off the CPU, time = when
  * it ran again, the stack it was switched out with. The -o file keeps
