@@ -5,9 +5,10 @@
 # Needs root and linux-perf (scripts/deps.sh bench).
 #
 # Workload: bench_pingpong N (bench/bench_pingpong.c, built static): two
-# threads pass a token through a futex N times each way, so each waits
-# off the CPU N times: 2N switches out while waiting, ~1e5 a second or
-# more on a 2-CPU machine.
+# threads pass a token through a futex N times each way: 2N switches,
+# ~1.2e5 a second on the 2-CPU host, about half of them a wait off the
+# CPU (SCHED_OTHER: the woken thread often preempts its waker, which then
+# finds the token back and does not wait).
 #
 # Tracers (the same stacks: kernel chain, user stack by DWARF for ktrace
 # -g, frame pointers for perf -g, as perf does without --call-graph):
@@ -51,7 +52,7 @@ self() { awk '{ print $1 + $2 }' $W/self; }
 $RU $W/ru.base $W/pp $N normal 2>/dev/null || exit 1
 read -r base_wall base_cpu < <(ru $W/ru.base)
 echo "workload: bench_pingpong $N normal: $(awk -v w=$base_wall -v n=$N \
-	'BEGIN { printf "%.2f s, %.0f switches out waiting a second", w / 1e6, 2 * n / (w / 1e6) }')"
+	'BEGIN { printf "%.2f s, %.0f hand-overs a second (each a switch: the other thread waits, or is preempted)", w / 1e6, 2 * n / (w / 1e6) }')"
 
 # run NAME RECORD... ; then REPORT... after '--report'
 # -> "NAME tracer_cpu_ms workload_wall_ms bytes report_cpu_ms"
