@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,10 +109,33 @@ int kt_addrspace_unwind_init(struct kt_addrspace *as,
 	return as->unwind ? 0 : -ENOMEM;
 }
 
+static void jit_map_read(struct ubin *b, uint64_t off);
+static struct ubin *user_loc(struct kt_addrspace *as, int pid, uint64_t ip,
+			     uint64_t *off, const struct kt_map **map);
+
 int kt_addrspace_unwind(struct kt_addrspace *as, const struct kt_ustack *us,
 			uint64_t *ips, int max)
 {
-	return kt_unwind_user(as->unwind, as->maps, as->nr_maps, us, ips, max);
+	int n = kt_unwind_user(as->unwind, as->maps, as->nr_maps, us, ips,
+			       max);
+	const struct kt_map *m;
+	uint64_t off, time = as->time;
+	struct ubin *b;
+
+	/*
+	 * The sample leaves its ring now, while its process may still run:
+	 * a JIT's map is read now (its code has no CFI, so its frame is
+	 * where unwinding stopped), before the records are named, which
+	 * can be after the JIT deleted it at its exit.
+	 */
+	if (n > 0) {
+		as->time = us->time;
+		b = user_loc(as, us->pid, ips[n - 1], &off, &m);
+		if (b && !m)
+			jit_map_read(b, off);
+		as->time = time;
+	}
+	return n;
 }
 
 /* A frame's text by file address (see ubin_frame). */
@@ -142,6 +166,7 @@ struct ubin {
 				 * reading them while the rings fill, a
 				 * libc debug file, costs records) */
 	bool from_file;		/* frames from a recording, binary unread */
+	off_t map_size;		/* a JIT map: the file's size when read */
 	struct fcache_ent *cache;	/* open addressing, cap a power of 2 */
 	size_t cache_cap, cache_n;
 	/* -o: file offsets the records need, named only at the end (DWARF
@@ -202,6 +227,33 @@ static void ubin_load(struct ubin *b)
 out:
 	close(fd);
 	kt_symtab_sort(&b->syms);
+}
+
+/*
+ * A JIT map (is_perf_map()) is read while its process runs: when one of
+ * its addresses is first met, and again when one is not in it and the
+ * file changed size (a JIT adds a line for each function it makes). A JIT
+ * may delete the file when it exits: what was read is kept, for the
+ * frames named at the end and for the -o file's.
+ */
+static void jit_map_read(struct ubin *b, uint64_t off)
+{
+	uint64_t symoff;
+	struct stat st;
+
+	if (b->from_file || !is_perf_map(b->path))
+		return;
+	if (b->loaded && kt_symtab_find(&b->syms, off, &symoff))
+		return;
+	if (stat(b->path, &st) || (b->loaded && st.st_size == b->map_size))
+		return;
+	if (b->loaded) {
+		kt_symtab_free(&b->syms);
+		kt_segs_free(&b->segs);
+	}
+	b->loaded = true;
+	b->map_size = st.st_size;
+	ubin_load(b);
 }
 
 /*
@@ -557,6 +609,7 @@ static struct fcache_ent *ubin_frame(struct ubin *b, uint64_t off)
 	if (e || b->from_file)
 		return e;
 	ubin_pf_join(b);
+	jit_map_read(b, off);
 	if (!b->loaded) {
 		b->loaded = true;
 		ubin_load(b);
@@ -701,8 +754,12 @@ void kt_addrspace_mark(struct kt_addrspace *as, int pid, uint64_t ip)
 	uint64_t off;
 	struct ubin *b = user_loc(as, pid, ip, &off, &m);
 
-	if (b)
-		used_add(b, off);
+	if (!b)
+		return;
+	/* named at the end, but a JIT's map is read now, while it lives */
+	if (!m)
+		jit_map_read(b, off);
+	used_add(b, off);
 }
 
 int kt_addrspace_marked_frames(struct kt_addrspace *as,

@@ -257,3 +257,23 @@ t_stat_counts_on_stderr_or_file() {
 	expect_contains "-o /dev/full" "$(cat $PT.err)" "cannot write '/dev/full'" || return 1
 	rm -f $PT.out $PT.err $PT.stat
 }
+
+# A JIT that deletes its /tmp/perf-PID.map when it exits still has its
+# frames named: ktrace reads the map while the process runs and keeps it,
+# live and in a -o file (perf cannot: it reads the map at report time).
+t_record_jit_map_deleted_at_exit() {
+	$KTRACE record -g -e syscalls:sys_enter_getppid -- $TARGETS/jit 4 del >$PT.out 2>$PT.err
+	local st=$?
+	[ $st = 77 ] && { echo "SKIP: the jit target is x86-64 code"; return 77; }
+	[ $st = 0 ] || fail "record -g jit: $(cat $PT.err)" || return 1
+	local frame=$'^\t +[0-9a-f]+ jitted_getppid\\+0x7 \\(/tmp/perf-[0-9]+\\.map\\)$'
+	expect_eq "live: jit frames" "$(grep -cE "$frame" $PT.out)" 4 || return 1
+	$KTRACE record -g -o $PT.dat -e syscalls:sys_enter_getppid -- $TARGETS/jit 4 del >/dev/null 2>$PT.err ||
+		fail "record -g -o jit: $(cat $PT.err)" || return 1
+	local pid=$($KTRACE report -i $PT.dat | grep -m1 -oE 'perf-[0-9]+\.map' | tr -dc 0-9)
+	[ -n "$pid" ] || fail "no perf map named: $($KTRACE report -i $PT.dat | head)" || return 1
+	[ -e /tmp/perf-$pid.map ] && fail "the map was not deleted" && return 1
+	$KTRACE report -i $PT.dat >$PT.out 2>$PT.err || fail "report: $(cat $PT.err)" || return 1
+	expect_eq "file: jit frames" "$(grep -cE "$frame" $PT.out)" 4 || return 1
+	rm -f $PT.out $PT.err $PT.dat
+}

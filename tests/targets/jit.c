@@ -3,6 +3,8 @@
  * A "JIT": machine code made at run time in anonymous memory, named in
  * /tmp/perf-PID.map as JIT runtimes do (python -X perf, node
  * --perf-basic-prof). jitted_getppid does syscall(getppid), N times.
+ * "jit N del": 0.1 s between calls, and the map deleted before the
+ * exit, as some JITs do.
  * x86-64 code; elsewhere it exits 77 (skip).
  */
 #include <stdio.h>
@@ -37,10 +39,17 @@ int main(int argc, char **argv)
 		sizeof(code));
 	fclose(f);
 	fn = (long (*)(void))mem;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		fn();
-	/* the map stays for the tracer (perf's convention); the test
-	 * removes it */
+		/* del: 0.1 s a call, a run short enough that its records
+		 * are named after it ended */
+		if (argc > 2)
+			usleep(100000);
+	}
+	/* the map stays for the tracer (perf's convention, the test
+	 * removes it), unless asked */
+	if (argc > 2 && !strcmp(argv[2], "del"))
+		unlink(path);
 	return 0;
 #else
 	(void)argc;
