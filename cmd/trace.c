@@ -169,8 +169,11 @@ static char *args_text(const char *sc, const char *json, size_t len)
 		fprintf(f, "%s%s: ", first ? "" : ", ", key);
 		first = false;
 		snprintf(num, sizeof(num), "%.*s", (int)(p - v), v);
+		/* a field of an unsigned type (arm64's event probes) holds
+		 * -100 as 2^64 - 100: the bits are what count */
 		errno = 0;
-		n = strtoll(num, &e, 10);
+		n = num[0] == '-' ? strtoll(num, &e, 10) :
+		    (long long)strtoull(num, &e, 10);
 		if (*v != '"' && !errno && e != num && !*e &&
 		    kt_scarg_text(sc, key, n, num, sizeof(num)))
 			fputs(num, f);
