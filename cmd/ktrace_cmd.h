@@ -135,6 +135,9 @@ int cmd_ftrace(struct kt_ctx *ctx, int argc, char **argv);
  * octal mode...) into buf: true, or false when it stays a number. */
 bool kt_scarg_text(const char *sc, const char *key, long long v, char *buf,
 		   size_t len);
+/* An argument the call does not read given its flags (open's mode
+ * without O_CREAT): left out, as strace does. */
+bool kt_scarg_skip(const char *sc, const char *key, long long flags);
 /* report of a file ftrace -o wrote (META "tracer"): shown as ftrace
  * showed it live. The exit status. */
 struct ktrace_record;

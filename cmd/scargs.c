@@ -125,3 +125,11 @@ bool kt_scarg_text(const char *sc, const char *key, long long v, char *buf,
 	}
 	return false;
 }
+
+bool kt_scarg_skip(const char *sc, const char *key, long long flags)
+{
+	/* open's mode is read only with O_CREAT or O_TMPFILE: else the
+	 * register holds whatever was there (strace leaves it out too) */
+	return !strcmp(key, "mode") && is(sc, opens) && strcmp(sc, "creat") &&
+	       !(flags & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY)));
+}

@@ -148,8 +148,8 @@ static char *args_text(const char *sc, const char *json, size_t len)
 	char *out = NULL, num[256], *e;
 	size_t olen = 0;
 	FILE *f = open_memstream(&out, &olen);
-	bool first = true;
-	long long n;
+	bool first = true, isnum;
+	long long n, flags = 0;
 
 	if (!f)
 		return NULL;
@@ -166,16 +166,20 @@ static char *args_text(const char *sc, const char *json, size_t len)
 		/* a tracepoint's own first field is not an argument */
 		if (!strcmp(key, "__syscall_nr"))
 			goto next;
-		fprintf(f, "%s%s: ", first ? "" : ", ", key);
-		first = false;
 		snprintf(num, sizeof(num), "%.*s", (int)(p - v), v);
 		/* a field of an unsigned type (arm64's event probes) holds
 		 * -100 as 2^64 - 100: the bits are what count */
 		errno = 0;
 		n = num[0] == '-' ? strtoll(num, &e, 10) :
 		    (long long)strtoull(num, &e, 10);
-		if (*v != '"' && !errno && e != num && !*e &&
-		    kt_scarg_text(sc, key, n, num, sizeof(num)))
+		isnum = *v != '"' && !errno && e != num && !*e;
+		if (isnum && !strcmp(key, "flags"))
+			flags = n;
+		if (isnum && kt_scarg_skip(sc, key, flags))
+			goto next;
+		fprintf(f, "%s%s: ", first ? "" : ", ", key);
+		first = false;
+		if (isnum && kt_scarg_text(sc, key, n, num, sizeof(num)))
 			fputs(num, f);
 		else
 			fwrite(v, 1, p - v, f);
