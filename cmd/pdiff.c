@@ -292,13 +292,13 @@ static int table_print(struct kt_ctx *ctx, const struct kt_cg_opts *o,
 	return 0;
 }
 
-/* Event index by name in s, or -1. */
-static int side_event(const struct dside *s, const char *name)
+/* The profile of event name in s, or NULL. */
+static struct kt_profile *side_prof(const struct dside *s, const char *name)
 {
-	for (int e = 0; e < s->nr; e++)
+	for (int e = 0; s->prof && e < s->nr; e++)
 		if (!strcmp(ktrace_record_event_name(s->rec, e), name))
-			return e;
-	return -1;
+			return &s->prof[e];
+	return NULL;
 }
 
 /* The tables of the events of NEW, then of those only OLD has. */
@@ -314,18 +314,19 @@ static int tables_print(struct kt_ctx *ctx, const struct kt_cg_opts *o,
 	for (int pass = 0; pass < 2 && !ret; pass++) {
 		struct dside *a = pass ? os : ns, *b = pass ? ns : os;
 
-		for (int e = 0; e < a->nr && !ret; e++) {
+		for (int e = 0; a->prof && e < a->nr && !ret; e++) {
 			const char *name = ktrace_record_event_name(a->rec, e);
-			int k = side_event(b, name);
+			struct kt_profile *other = side_prof(b, name);
 
 			if (!a->prof[e].samples ||
-			    (pass && k >= 0 && b->prof[k].samples))
+			    (pass && other && other->samples))
 				continue;	/* pass 1: done in pass 0 */
+			if (!other || pass)
+				other = &none;
 			if (j)
 				kt_json_object_begin(j);
-			ret = table_print(ctx, o, os,
-					  pass ? &a->prof[e] : k >= 0 ? &b->prof[k] : &none,
-					  ns, pass ? &none : &a->prof[e], name);
+			ret = table_print(ctx, o, os, pass ? &a->prof[e] : other,
+					  ns, pass ? other : &a->prof[e], name);
 			if (j)
 				kt_json_object_end(j);
 		}
