@@ -14,6 +14,7 @@
 #include "ktrace_cmd.h"
 #include "record/symbolize.h"
 #include "sym/annotate.h"
+#include "sym/symtab.h"
 
 static const char annotate_usage[] =
 	"Usage: ktrace annotate [-i FILE] [--stdio | --json] SYM\n"
@@ -52,6 +53,10 @@ struct annotate_run {
 	char **bins;		/* binaries met, by path */
 	int nbins;
 	unsigned long long kernel;	/* samples in a kernel SYM */
+	/* the other functions sampled (strings owned by rec), a set by
+	 * pointer (open addressing, cap a power of 2): "did you mean" */
+	const char **names;
+	size_t nnames, names_cap;
 	int error;
 };
 
@@ -88,6 +93,36 @@ static int add_hit(struct annotate_run *run, const struct hit *h)
 	return 0;
 }
 
+/* Note name (owned by rec: one pointer per name) among those sampled. */
+static int name_add(struct annotate_run *run, const char *name)
+{
+	size_t cap = run->names_cap, i;
+
+	if (2 * (run->nnames + 1) > cap) {
+		const char **old = run->names, **nv;
+
+		cap = cap ? 2 * cap : 256;
+		nv = calloc(cap, sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		run->names = nv;
+		run->names_cap = cap;
+		run->nnames = 0;
+		for (size_t k = 0; old && k < cap / 2; k++)
+			if (old[k])
+				name_add(run, old[k]);
+		free(old);
+	}
+	i = ((uintptr_t)name >> 3) & (run->names_cap - 1);
+	while (run->names[i] && run->names[i] != name)
+		i = (i + 1) & (run->names_cap - 1);
+	if (!run->names[i]) {
+		run->names[i] = name;
+		run->nnames++;
+	}
+	return 0;
+}
+
 /* A sample whose own address is in SYM: noted by binary and offset. */
 static int collect_one(void *arg, const struct ktrace_sample *s)
 {
@@ -101,8 +136,13 @@ static int collect_one(void *arg, const struct ktrace_sample *s)
 	n = ktrace_record_frames(run->rec, s, fr, MAX_FRAMES);
 	while (k < n && fr[k].inlined)	/* the function holding them */
 		k++;
-	if (k == n || strcmp(fr[k].sym, run->sym))
+	if (k == n)
 		return 0;
+	if (strcmp(fr[k].sym, run->sym)) {
+		if (!kt_kernel_ip(fr[k].ip) && name_add(run, fr[k].sym))
+			run->error = -ENOMEM;
+		return run->error;
+	}
 	if (kt_kernel_ip(fr[k].ip)) {
 		run->kernel++;
 		return 0;
@@ -497,6 +537,33 @@ static int annotate_parse(struct annotate_run *run, int argc, char **argv)
 	return -1;
 }
 
+/* No sample in SYM: one line, with the closest names sampled. */
+static int no_samples(struct annotate_run *run)
+{
+	struct kt_suggest sg;
+	int ret;
+
+	if (kt_suggest_init(&sg, run->sym, 3, true))
+		return kt_error(run->ctx, KT_FAIL, "out of memory");
+	for (size_t i = 0; i < run->names_cap; i++)
+		if (run->names[i])
+			kt_suggest_add(&sg, run->names[i],
+				       strlen(run->names[i]), run->names[i]);
+	if (sg.nbest)
+		ret = kt_error(run->ctx, KT_FAIL,
+			       "no samples in '%s' in '%s'; did you mean '%s'%s%s%s?",
+			       run->sym, run->input, sg.best[0].name,
+			       sg.nbest > 1 ? " or '" : "",
+			       sg.nbest > 1 ? sg.best[1].name : "",
+			       sg.nbest > 1 ? "'" : "");
+	else
+		ret = kt_error(run->ctx, KT_FAIL,
+			       "no samples in '%s' in '%s' (see report --sort sym)",
+			       run->sym, run->input);
+	kt_suggest_fini(&sg);
+	return ret;
+}
+
 /* Every record through collect_one(), then the function annotated. */
 static int annotate_replay(struct annotate_run *run)
 {
@@ -518,9 +585,7 @@ static int annotate_replay(struct annotate_run *run)
 				"'%s' is a kernel function (%llu samples): annotate reads user binaries only",
 				run->sym, run->kernel);
 	if (!run->nhits)
-		return kt_error(ctx, KT_FAIL,
-				"no samples in '%s' in '%s' (see report --sort sym)",
-				run->sym, run->input);
+		return no_samples(run);
 	first = hits_pick(run, &count, &rest);
 	return annotate_hits(run, &run->hits[first], count, rest);
 }
@@ -549,5 +614,6 @@ int cmd_annotate(struct kt_ctx *ctx, int argc, char **argv)
 		free(run.bins[i]);
 	free(run.bins);
 	free(run.hits);
+	free(run.names);
 	return ret;
 }

@@ -146,6 +146,11 @@ t_annotate_bad_input() {
 	expect_contains "unknown symbol" "$ERR" "no samples in 'no_such_function'" ||
 		return 1
 	[ -z "$OUT" ] || fail "output for an unknown symbol: $OUT" || return 1
+	# a typo: the closest function sampled, in the same line
+	expect_status 1 $KTRACE annotate -i $RT.kt hot_lop || return 1
+	expect_eq "typo" "$ERR" \
+		"ktrace annotate: no samples in 'hot_lop' in '$RT.kt'; did you mean 'hot_loop'?" ||
+		return 1
 	expect_status 2 $KTRACE annotate -i $RT.kt || return 1
 	expect_contains "missing symbol" "$ERR" "which function?" || return 1
 	expect_status 2 $KTRACE annotate -i $RT.kt hot_loop main || return 1
