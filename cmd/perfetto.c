@@ -423,7 +423,7 @@ static int on_record(void *arg, const struct ktrace_sample *s)
 	if (s->period)
 		kt_juint(j, "period", s->period);
 	fields = ktrace_record_fields_json(run->rec, s, &len);
-	if (len > 2) {		/* not "{}" (a sampling event) */
+	if (fields && len > 2) {		/* not "{}" (a sampling event) */
 		kt_json_key(j, "fields");
 		kt_json_raw(j, fields, len);
 	}

@@ -58,6 +58,10 @@ static int print_one(struct kt_rawrec *rr, const struct kt_raw_rec *r,
 	kt_raw_field(rr->raw, r, "common_pid", &pid, NULL);
 	s.pid = s.tid = (int)pid;
 	line = ktrace_record_format(rr->fmt, &s, rr->ctx->json, &len);
+	if (!line) {
+		rr->failed = true;
+		return 1;
+	}
 	fwrite(line, 1, len, out);
 	putc('\n', out);
 	rr->printed++;

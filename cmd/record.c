@@ -88,6 +88,7 @@ struct rec_cmd {
 	unsigned long long printed;
 	bool to_file;
 	bool write_error;
+	bool nomem;		/* a record could not be formatted */
 };
 
 static int print_sample(void *arg, const struct ktrace_sample *s)
@@ -103,6 +104,10 @@ static int print_sample(void *arg, const struct ktrace_sample *s)
 		return 0;
 	}
 	line = ktrace_record_format(rc->rec, s, rc->ctx->json, &len);
+	if (!line) {
+		rc->nomem = true;
+		return 1;
+	}
 	fwrite_unlocked(line, 1, len, rc->ctx->out);
 	putc_unlocked('\n', rc->ctx->out);
 	if (ferror_unlocked(rc->ctx->out)) {
@@ -124,12 +129,16 @@ static int record_round(void *arg, bool *gone)
 	/* -o failed (a full disk): stop; record_finish() says it, once */
 	if (rc->output && ktrace_record_output_error(rc->rec))
 		return -1;
+	if (n == -ENOMEM) {	/* said once, at the end */
+		rc->nomem = true;
+		return -1;
+	}
 	if (n < 0) {
 		kt_error(rc->ctx, KT_FAIL, "reading the rings: %s",
 			 strerror((int)-n));
 		return -1;
 	}
-	if (rc->write_error || (n > 0 && rc->count &&
+	if (rc->write_error || rc->nomem || (n > 0 && rc->count &&
 				rc->printed >= rc->count))
 		return 1;
 	/* Lines reach a file or pipe at least once a round. */
@@ -348,8 +357,13 @@ static int record_finish(struct rec_cmd *rc, int ret)
 	struct kt_ctx *ctx = rc->ctx;
 
 	ktrace_record_disable(rc->rec);
-	if (!(rc->count && rc->printed >= rc->count) && !rc->write_error)
+	if (!(rc->count && rc->printed >= rc->count) && !rc->write_error &&
+	    !rc->nomem)
 		ktrace_record_drain(rc->rec, print_sample, rc);
+	if (rc->nomem) {
+		fflush(ctx->out);
+		return kt_error(ctx, KT_FAIL, "out of memory");
+	}
 	if (fflush(ctx->out) || rc->write_error) {
 		ret = kt_error(ctx, KT_FAIL, "writing the records failed: %s",
 			       strerror(errno ? errno : EIO));
@@ -359,12 +373,16 @@ static int record_finish(struct rec_cmd *rc, int ret)
 		uint64_t bytes = 0;
 		int werr = ktrace_record_output_close(rc->rec, &bytes);
 
-		if (werr < 0)
+		if (werr == -ENOMEM) {
+			rc->nomem = true;
+			ret = kt_error(ctx, KT_FAIL, "out of memory");
+		} else if (werr < 0) {
 			ret = kt_error(ctx, KT_FAIL, "writing '%s' failed: %s",
 				       rc->output, strerror(-werr));
-		else
+		} else {
 			fprintf(ctx->err, "ktrace record: wrote %llu bytes to %s\n",
 				(unsigned long long)bytes, rc->output);
+		}
 	}
 	return ret;
 }
@@ -477,9 +495,10 @@ int cmd_record(struct kt_ctx *ctx, int argc, char **argv)
 		ret = KT_FAIL;
 	/* -d, --max-events: the command stopped on purpose */
 	stopped = end == KT_LOOP_DURATION ||
-		  (end == KT_LOOP_COMMAND && !rc.write_error);
+		  (end == KT_LOOP_COMMAND && !rc.write_error && !rc.nomem);
 	ret = record_finish(&rc, ret);
-	record_summary(&rc);
+	if (!rc.nomem)	/* out of memory: that one line */
+		record_summary(&rc);
 out:
 	/* A workload still running after -d, --max-events or a signal is
 	 * stopped. */

@@ -369,6 +369,10 @@ static int print_one(void *arg, const struct ktrace_sample *s)
 	size_t len;
 	const char *line = ktrace_record_format(run->rec, s, run->json, &len);
 
+	if (!line) {
+		run->error = -ENOMEM;
+		return 1;
+	}
 	fwrite_unlocked(line, 1, len, run->ctx->out);
 	putc_unlocked('\n', run->ctx->out);
 	return 0;

@@ -239,7 +239,7 @@ static int on_enter(struct trace_cmd *tc, const struct ktrace_sample *s,
 	p->tid = s->tid;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	js = ktrace_record_fields_json(tc->rec, s, &len);
-	p->args = args_text(name, js, len);
+	p->args = js ? args_text(name, js, len) : NULL;
 	p->time = s->time;
 	return p->args ? 0 : -ENOMEM;
 }

@@ -55,6 +55,8 @@ static int print_record(void *ctx, const struct ktrace_sample *s)
 		return 1;
 	/* One line like `perf script` (or JSON with true instead of false). */
 	line = ktrace_record_format(p->rec, s, false, &len);
+	if (!line)
+		return -1;	/* out of memory */
 	printf("%.*s\n", (int)len, line);
 	if (s->type == KTRACE_SAMPLE_EVENT && !p->seen++)
 		p->first_tid = s->tid;

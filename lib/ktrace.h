@@ -474,7 +474,8 @@ int ktrace_record_frames(struct ktrace_record *r,
 /*
  * Format s as one text line (like perf script, no newline) or, when json,
  * one JSON object with typed fields. Returns a pointer to an internal
- * buffer valid until the next call; *len receives its length.
+ * buffer valid until the next call; *len receives its length. NULL with
+ * errno ENOMEM when out of memory.
  */
 const char *ktrace_record_format(struct ktrace_record *r,
 				 const struct ktrace_sample *s, bool json,

@@ -3,6 +3,7 @@
 #ifndef KTRACE_INTERNAL_H
 #define KTRACE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "ktrace.h"
@@ -78,6 +79,15 @@ int kt_buf_reserve(struct kt_buf *b, size_t n);
 int kt_write_file(const char *path, const char *buf, size_t len, int flags);
 /* Formatted path join; caller frees. NULL + errno (ENAMETOOLONG). */
 char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Whether n bytes can be had from malloc now: had and freed at once (a
+ * block below the mmap threshold stays in the heap for what follows).
+ * Called before the libraries that allocate without checking
+ * (libtraceevent's printing, libdw's unwinder), which crash under a
+ * memory limit (ulimit -v) instead of failing.
+ */
+bool kt_mem_headroom(size_t n);
 
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);

@@ -174,6 +174,14 @@ char *kt_path(const char *fmt, ...)
 	return p;
 }
 
+bool kt_mem_headroom(size_t n)
+{
+	void *p = malloc(n);
+
+	free(p);
+	return p != NULL;
+}
+
 int kt_strv_push(char ***v, size_t *n, char *s)
 {
 	char **nv = realloc(*v, (*n + 2) * sizeof(**v));

@@ -120,12 +120,34 @@ static void json_fields(struct ktrace_record *r, const struct rec_event *e,
 	trace_seq_putc(q, '}');
 }
 
+/* The seq holds all that was put in it (no allocation failed). */
+static bool seq_ok(const struct trace_seq *q)
+{
+	return q->buffer && q->state == TRACE_SEQ__GOOD;
+}
+
 static const char *finish(struct ktrace_record *r, size_t *len)
 {
 	trace_seq_terminate(&r->fmt.seq);
+	if (!seq_ok(&r->fmt.seq)) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (len)
 		*len = r->fmt.seq.len;
 	return r->fmt.seq.buffer;
+}
+
+/*
+ * libtraceevent's printing allocates without checking (a %s argument: a
+ * helper trace_seq whose NULL buffer it then reads): under a memory limit
+ * it is called only with this much room in the heap.
+ */
+#define TEP_PRINT_HEADROOM (64u << 10)
+
+static bool tep_headroom(void)
+{
+	return kt_mem_headroom(TEP_PRINT_HEADROOM);
 }
 
 /* Room for n more bytes in r->fmt.out. */
@@ -187,6 +209,8 @@ static int append_seq(struct ktrace_record *r, size_t *used, bool escaped)
 	char *p;
 
 	trace_seq_terminate(&r->fmt.seq);
+	if (!seq_ok(&r->fmt.seq))
+		return -ENOMEM;
 	p = out_reserve(r, *used, (escaped ? 4 * n : n) + 1);
 	if (!p)
 		return -ENOMEM;
@@ -383,8 +407,8 @@ static const char *format_text(struct ktrace_record *r,
 	char *p = out_reserve(r, 0, 128 + 4 * 16 + e->label_len);
 	char esc[4 * 16 + 1];
 
-	if (!p)
-		return "";
+	if (!p || !seq_ok(&r->fmt.seq))
+		goto nomem;
 	/* perf script's shape, which flame graph tools parse: the command
 	 * first (left-aligned, never a leading blank, its control
 	 * characters escaped), then the pid */
@@ -425,7 +449,7 @@ static const char *format_text(struct ktrace_record *r,
 		trace_seq_reset(&r->fmt.seq);
 		format_ip(r, s, false);
 		if (append_seq(r, &used, false))
-			return "";
+			goto nomem;
 	}
 	if (e->has_info) {
 		struct tep_record rec = {
@@ -447,11 +471,13 @@ static const char *format_text(struct ktrace_record *r,
 			trace_seq_printf(&r->fmt.seq,
 					 "[not decoded: its print fmt divides by %s, which is 0 here]",
 					 zero);
-		else
+		else if (tep_headroom())
 			tep_print_event(r->evt.tep, &r->fmt.seq, &rec, "%s",
 					TEP_PRINT_INFO);
+		else
+			goto nomem;
 		if (append_seq(r, &used, true))
-			return "";
+			goto nomem;
 	}
 	if (s->nr_ips) {
 		trace_seq_reset(&r->fmt.seq);
@@ -459,11 +485,14 @@ static const char *format_text(struct ktrace_record *r,
 		/* a blank line ends a stack, as perf script prints it */
 		trace_seq_putc(&r->fmt.seq, '\n');
 		if (append_seq(r, &used, false))
-			return "";
+			goto nomem;
 	}
 	r->fmt.out[used] = '\0';
 	*len = used;
 	return r->fmt.out;
+nomem:
+	errno = ENOMEM;
+	return NULL;
 }
 
 const char *ktrace_record_format(struct ktrace_record *r,

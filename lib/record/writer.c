@@ -46,8 +46,10 @@ static void mark_sym_fields(struct ktrace_record *r,
 	};
 
 	trace_seq_reset(&r->w.symseq);
+	/* libtraceevent's printing crashes where an allocation fails */
 	if (e->te && kt_raw_holds(e, s) &&
-	    !kt_zero_divisor(e->div, e->ndiv, s->raw))
+	    !kt_zero_divisor(e->div, e->ndiv, s->raw) &&
+	    kt_mem_headroom(64u << 10))
 		tep_print_event(r->evt.tep, &r->w.symseq, &rec, "%s",
 				TEP_PRINT_INFO);
 }
@@ -291,7 +293,7 @@ int ktrace_record_output_close(struct ktrace_record *r, uint64_t *bytes)
 	ret |= kt_addrspace_marked_frames(&r->as, write_uframe, w);
 	/* the first write error sticks in the writer: its errno is said */
 	cerr = kt_kfw_close(w->kfw, bytes);
-	ret = cerr ? cerr : ret ? -EIO : 0;
+	ret = cerr ? cerr : ret == -ENOMEM ? -ENOMEM : ret ? -EIO : 0;
 	w->kfw = NULL;
 	r->dec.sink = NULL;
 	return ret;

@@ -18,6 +18,9 @@
 
 #include "sym/symtab.h"
 
+/* Room for libdw to read a CU's DIEs and line table in. */
+#define DW_HEADROOM (4u << 20)
+
 struct kt_dwarf_file {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -124,10 +127,13 @@ static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 
 struct kt_dwarf_file *kt_dwarf_file_open(const char *path)
 {
-	struct kt_dwarf_file *f = calloc(1, sizeof(*f));
+	struct kt_dwarf_file *f;
 	Dwarf_Addr dwbias;
 	int fd;
 
+	if (!kt_mem_headroom(DW_HEADROOM))
+		return NULL;	/* as in kt_dwarf_inlines() */
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->cb.find_elf = no_elf;
@@ -270,10 +276,14 @@ int kt_dwarf_inlines(struct kt_dwarf_file *f, uint64_t vaddr, char **names,
 	Dwarf_Die *cu, *scopes;
 	int n, k = 0;
 
-	if (src) {
+	if (src)
 		memset(src, 0, (max + 1) * sizeof(*src));
+	/* libdw crashes where an allocation fails (a CU's line table):
+	 * near a memory limit, no inlines */
+	if (!kt_mem_headroom(DW_HEADROOM))
+		return 0;
+	if (src)
 		src_addr(f, addr, &src[0]);
-	}
 	n = scopes_at(f, addr, &cu, &scopes);
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);

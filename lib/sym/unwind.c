@@ -61,6 +61,9 @@ struct uw_cached {
 	uint64_t *ips;
 };
 
+/* Room for libdw to unwind a sample in (its modules' CFI, frames). */
+#define UW_HEADROOM (4u << 20)
+
 struct kt_unwind {
 	const struct kt_arch *arch;
 	Dwfl_Callbacks cb;
@@ -533,7 +536,11 @@ int kt_unwind_user(struct kt_unwind *u, const struct kt_map *maps,
 	u->max = max;
 	u->nreads = 0;
 	p = proc_get(u, maps, nr_maps, s->pid, s->time);
-	if (!p->dwfl) {
+	/* libdw's unwinder crashes where an allocation fails (ulimit -v;
+	 * its table of modules by address, made at the first unwind, then
+	 * holds garbage): near the limit, the PC alone. Checked after the
+	 * modules' files are mapped (proc_get), which takes room too. */
+	if (!p->dwfl || !kt_mem_headroom(UW_HEADROOM)) {
 		ips[0] = u->pc;	/* the PC alone is still right */
 		u->cur = NULL;
 		return 1;

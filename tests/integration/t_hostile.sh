@@ -157,3 +157,30 @@ PY
 		fail "records recovered: $(grep -c 'sched:sched_switch' $HT/out)" || return 1
 	rm -rf $HT
 }
+
+# Under a memory limit (ulimit -v, a range of values, the rings' own
+# included), record -g (live, -o), report and stat end by themselves:
+# exit 0, or 1 with one line; never a signal (a SIGSEGV in libtraceevent's
+# printing and in libdw's unwinder and line tables, where an allocation
+# they do not check failed).
+t_hostile_memory_limit_no_crash() {
+	rm -rf $HT && mkdir -p $HT || return 1
+	$KTRACE record -g -a -d 1 -e sched:sched_switch -o $HT/ref.dat >/dev/null 2>$HT/err ||
+		fail "record without a limit: $(cat $HT/err)" || return 1
+	local v c st
+	for v in $(seq 80000 30000 380000); do
+		for c in "record -g -a -d 1 -e sched:sched_switch" \
+			 "record -g -a -d 1 -e sched:sched_switch -o $HT/o.dat" \
+			 "report -i $HT/ref.dat" "report -i $HT/ref.dat --json" \
+			 "report -i $HT/ref.dat --sort comm,dso,sym" \
+			 "stat -a -d 0.3 -e sched:sched_switch"; do
+			(ulimit -c 0; ulimit -v $v; exec timeout -k 2 30 $KTRACE $c) >/dev/null 2>$HT/err
+			st=$?
+			[ $st = 0 ] || [ $st = 1 ] ||
+				fail "ulimit -v $v, '$c': exit $st: $(head -c 300 $HT/err)" || return 1
+			[ $st = 0 ] || [ "$(wc -l <$HT/err)" = 1 ] ||
+				fail "ulimit -v $v, '$c': not one line: $(head -c 600 $HT/err)" || return 1
+		done
+	done
+	rm -rf $HT
+}
