@@ -313,7 +313,8 @@ size_t kt_sample_write(const struct kt_sample_fmt *fmt,
 		p = put_u64(p, 0);
 	if (st & PERF_SAMPLE_STACK_USER)
 		p = put_u64(p, 0);
-	return n;
+	/* every byte of the n written */
+	return (size_t)(p - (unsigned char *)buf) == n ? n : 0;
 }
 
 void kt_sample_buf_free(struct kt_sample_buf *b)
