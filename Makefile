@@ -404,9 +404,9 @@ check:
 		KTRACE_VM_TIMEOUT=$${KTRACE_VM_TIMEOUT:-1500} \
 		KTRACE_VM_TEST_TIMEOUT=$${KTRACE_VM_TEST_TIMEOUT:-240} \
 		nice -n $(CHECK_VM_NICE) tests/vm/run.sh \
-		>$(B)/vm/check.out 2>&1 & echo $$! >$(B)/vm/check.pid; \
+		>$(B)/vm/check.out 2>&1 & echo $$! >$(B)/check-vm.pid; \
 		wait $$!; echo $$? >$(B)/vm/check.rc) & vm=$$!; \
-	trap 'kill -TERM $$(cat $(B)/vm/check.pid) 2>/dev/null; exit 130' INT TERM; \
+	trap 'kill -TERM $$(cat $(B)/check-vm.pid) 2>/dev/null; exit 130' INT TERM; \
 	$(MAKE) -j$(CHECK_JOBS) $(SHLIB) examples $(UNIT_BINS) \
 		$(FUZZ_TARGETS:%=$(B)/fuzz/replay-%) asan-build || \
 		{ st=1; failed=builds; }; \
