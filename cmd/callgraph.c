@@ -316,17 +316,7 @@ static void children_print(struct kt_ctx *ctx, struct kt_cgraph *g)
 			fprintf(ctx->out, "%10.2f%% %8.2f%%  %8llu",
 				pct(g, r->period), pct(g, sp), r->samples);
 		}
-		for (int k = 0; k < o->nkeys; k++) {
-			size_t len = strcspn(field, "\t");
-			char *v = strndup(field, len);
-
-			if (j)
-				kt_jstr(j, kt_sort_names[o->keys[k]], v);
-			else
-				fprintf(ctx->out, "  %s", v ? v : "?");
-			free(v);
-			field += len + (field[len] == '\t');
-		}
+		kt_sort_key_put(ctx->out, j, o->keys, o->nkeys, field);
 		if (j)
 			kt_json_object_end(j);
 		else

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -578,4 +579,24 @@ int kt_events_expand(struct kt_ctx *ctx, struct kt_inline *inl,
 			ret = glob_events(ctx, specs[i], i, add, arg);
 	}
 	return ret;
+}
+
+int kt_output_open(struct kt_ctx *ctx, const struct kt_target *tg,
+		   const char *path, char *cmdline, size_t len)
+{
+	size_t cap = len > 124 ? len - 124 : 0;	/* room for one cut word */
+	int fd;
+
+	cmdline[0] = '\0';
+	for (int i = 0; i < tg->argc && strlen(cmdline) < cap; i++) {
+		strcat(cmdline, i ? " " : "");
+		strncat(cmdline, tg->argv[i], cap - strlen(cmdline));
+	}
+	fd = strcmp(path, "-") ?
+	     open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
+	     dup(STDOUT_FILENO);
+	if (fd < 0)
+		kt_error(ctx, KT_FAIL, "cannot create '%s': %s", path,
+			 strerror(errno));
+	return fd;
 }

@@ -748,16 +748,10 @@ static int file_open(struct ftrace_cmd *fc, const char *tracer)
 	char cmdline[1024] = "";
 	int ret;
 
-	for (int i = 0; i < tg->argc && strlen(cmdline) < 900; i++) {
-		strcat(cmdline, i ? " " : "");
-		strncat(cmdline, tg->argv[i], 900 - strlen(cmdline));
-	}
-	fc->out_fd = strcmp(fc->output, "-") ?
-		     open(fc->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0644) : dup(STDOUT_FILENO);
+	fc->out_fd = kt_output_open(fc->ctx, tg, fc->output, cmdline,
+				    sizeof(cmdline));
 	if (fc->out_fd < 0)
-		return kt_error(fc->ctx, KT_FAIL, "cannot create '%s': %s",
-				fc->output, strerror(errno));
+		return KT_FAIL;
 	fc->sym_used = calloc(fc->ksyms.n / 8 + 1, 1);
 	if (!fc->sym_used)
 		return kt_error(fc->ctx, KT_FAIL, "out of memory");

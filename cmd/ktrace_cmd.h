@@ -268,6 +268,10 @@ int kt_target_finish(struct kt_target *t, bool stop);
  * stopped (-d, --max-events ended it on purpose); else ret. */
 int kt_target_status(const struct kt_target *t, int ret, int status,
 		     bool stopped);
+/* -o FILE ('-': standard output) of a capture: the fd (the caller's), or
+ * -1 with the error said; cmdline[len]: the command the file names. */
+int kt_output_open(struct kt_ctx *ctx, const struct kt_target *tg,
+		   const char *path, char *cmdline, size_t len);
 /*
  * -m SIZE: a page count ("256", a power of two) or a size with K, M or G
  * ("4M", "512KiB"), rounded up to a power of two pages. 0, or -EINVAL /
@@ -388,6 +392,11 @@ int kt_sample_frames(struct ktrace_record *rec, const struct ktrace_sample *s,
 void kt_sort_key(FILE *f, const enum kt_sort_key *keys, int nkeys,
 		 const char *comm, const struct ktrace_frame *fr,
 		 const char *event);
+/* A row's key (kt_sort_key()'s text) as its keys' JSON members into j,
+ * or else as "  VALUE" columns onto out. */
+void kt_sort_key_put(FILE *out, struct kt_json *j,
+		     const enum kt_sort_key *keys, int nkeys,
+		     const char *key);
 /* The folded stack "comm;outer;...;inner" of fr[0..n) (innermost first)
  * onto f. */
 void kt_folded_key(FILE *f, const char *comm, const struct ktrace_frame *fr,

@@ -217,17 +217,7 @@ static void row_print(struct kt_ctx *ctx, const struct kt_cg_opts *o,
 		if (same_rate)
 			fprintf(ctx->out, "  %+8lld", change);
 	}
-	for (int k = 0; k < o->nkeys; k++) {
-		size_t len = strcspn(field, "\t");
-		char *v = strndup(field, len);
-
-		if (j)
-			kt_jstr(j, kt_sort_names[o->keys[k]], v);
-		else
-			fprintf(ctx->out, "  %s", v ? v : "?");
-		free(v);
-		field += len + (field[len] == '\t');
-	}
+	kt_sort_key_put(ctx->out, j, o->keys, o->nkeys, field);
 	if (j)
 		kt_json_object_end(j);
 	else

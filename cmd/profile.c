@@ -283,3 +283,20 @@ void kt_folded_key(FILE *f, const char *comm, const struct ktrace_frame *fr,
 			putc(*c == ';' ? ':' : *c, f);
 	}
 }
+
+void kt_sort_key_put(FILE *out, struct kt_json *j,
+		     const enum kt_sort_key *keys, int nkeys,
+		     const char *key)
+{
+	for (int k = 0; k < nkeys; k++) {
+		size_t len = strcspn(key, "\t");
+		char *v = strndup(key, len);
+
+		if (j)
+			kt_jstr(j, kt_sort_names[keys[k]], v);
+		else
+			fprintf(out, "  %s", v ? v : "?");
+		free(v);
+		key += len + (key[len] == '\t');
+	}
+}

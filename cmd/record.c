@@ -331,16 +331,10 @@ static int record_output(struct rec_cmd *rc)
 	char cmdline[1024] = "";
 	int ret;
 
-	for (int i = 0; i < tg->argc && strlen(cmdline) < 900; i++) {
-		strcat(cmdline, i ? " " : "");
-		strncat(cmdline, tg->argv[i], 900 - strlen(cmdline));
-	}
-	rc->out_fd = strcmp(rc->output, "-") ?
-		     open(rc->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0644) : dup(STDOUT_FILENO);
+	rc->out_fd = kt_output_open(rc->ctx, tg, rc->output, cmdline,
+				    sizeof(cmdline));
 	if (rc->out_fd < 0)
-		return kt_error(rc->ctx, KT_FAIL, "cannot create '%s': %s",
-				rc->output, strerror(errno));
+		return KT_FAIL;
 	if (ktrace_record_output(rc->rec, rc->out_fd, cmdline, &err) < 0) {
 		ret = kt_error_detail(rc->ctx, KT_FAIL, &err);
 		ktrace_err_clear(&err);
