@@ -15,6 +15,14 @@ expect_contains() { # WHAT HAYSTACK NEEDLE
 	case "$2" in *"$3"*) return 0 ;; esac
 	fail "$1: '$3' not in: $(printf '%s' "$2" | head -c 600)"
 }
+# Wait up to SECS for FILE to have a line matching REGEX.
+wait_for_line() { # FILE REGEX SECS
+	local i=0
+	until grep -q -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && { fail "no '$2' in $1"; return 1; }
+		sleep 0.1
+	done
+}
 expect_status() { # WANT CMD... (stdout/stderr kept in $OUT/$ERR)
 	want=$1; shift
 	OUT=$("$@" 2>/tmp/ktrace-it-err); st=$?

@@ -50,15 +50,6 @@ expect_three_waits() { # WHAT FOLDED OUT
 		"$3" wait_futex 50
 }
 
-# Wait up to SECS for FILE to have a line matching REGEX.
-oc_wait_line() { # FILE REGEX SECS
-	local i=0
-	until grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && { fail "no '$2' in $1"; return 1; }
-		sleep 0.1
-	done
-}
-
 # Wait up to SECS for PID (our child) to exit; its status in $WST.
 oc_wait_exit() { # PID SECS
 	local i=0
@@ -136,7 +127,7 @@ t_offcpu_pid() {
 	rm -f $RO.pout
 	$OFFCPU wait > $RO.pout &
 	local tp=$! kp
-	oc_wait_line $RO.pout ready 5 || { kill $tp; return 1; }
+	wait_for_line $RO.pout ready 5 || { kill $tp; return 1; }
 	$KTRACE record --off-cpu -p $tp -o $RO.p.kt 2>$RO.perr &
 	kp=$!
 	oc_wait_recording $kp 20 || { kill $tp; kill -INT $kp; return 1; }
@@ -153,7 +144,7 @@ t_offcpu_system_wide() {
 	rm -f $RO.aout
 	$OFFCPU wait > $RO.aout &
 	local tp=$! kp
-	oc_wait_line $RO.aout ready 5 || { kill $tp; return 1; }
+	wait_for_line $RO.aout ready 5 || { kill $tp; return 1; }
 	$KTRACE record --off-cpu -a -d 3 -o $RO.a.kt 2>$RO.aerr &
 	kp=$!
 	oc_wait_recording $kp 20 || { kill $tp; kill -INT $kp; return 1; }

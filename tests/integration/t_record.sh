@@ -32,14 +32,6 @@ wait_exit() { # PID SECS
 
 # Wait until FILE has a line matching REGEX (a target's "ready" line, a
 # probe group in dynamic_events...).
-wait_for_line() { # FILE REGEX SECS
-	local i=0
-	until grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && { fail "no '$2' in $1"; return 1; }
-		sleep 0.1
-	done
-}
-
 group_of() { echo "ktrace_$1"; }
 group_left() { # KTRACE_PID: is its probe group still in dynamic_events?
 	grep -q "^[a-z]:ktrace_$1/" $TFS/dynamic_events
@@ -222,7 +214,10 @@ t_record_sigkill_group_removed_at_next_start() {
 # --------------------------------------------------------- -p, -a, -C
 
 # Start a target that waits for SIGUSR1; its pid in $TP.
+# The file is removed first: the redirection is made in the background
+# child, maybe after wait_for_line has read the last test's "ready" line.
 start_waiting() { # TARGET ARGS...
+	rm -f $RT.ready
 	"$@" > $RT.ready &
 	TP=$!
 	wait_for_line $RT.ready '^ready' 10
