@@ -713,6 +713,30 @@ static int expr_err(struct ktrace_err *err, const char *expr, size_t pos,
 	return ret;
 }
 
+/*
+ * A C++ reference stands for what it refers to: when *type is one, the
+ * value at l becomes the one in memory at it and *type the referent's
+ * (len: how much of expr names the reference, for messages). 1 when it
+ * followed one, 0 when *type is no reference, or -errno.
+ */
+static int follow_ref(struct resolve_ctx *c, const char *expr, int len,
+		      struct kt_fetcharg *l, Dwarf_Die *type)
+{
+	int tag = dwarf_tag(type);
+
+	if (tag != DW_TAG_reference_type &&
+	    tag != DW_TAG_rvalue_reference_type)
+		return 0;
+	if (!die_type(type, type))
+		return kt_err_set(c->err, EINVAL,
+			"'%.*s' is a reference to no type", len, expr);
+	if (kt_fetcharg_deref(l, 0))
+		return expr_err(c->err, expr, 0, kt_err_set(c->err, E2BIG,
+			"'%.*s': too many dereferences for a probe", len,
+			expr));
+	return 1;
+}
+
 /* Walk the steps of ap from the variable's location l and type. */
 static int walk_accessors(struct resolve_ctx *c, const char *expr,
 			  const struct kt_apath *ap, struct kt_fetcharg *l,
@@ -725,6 +749,9 @@ static int walk_accessors(struct resolve_ctx *c, const char *expr,
 		Dwarf_Word moff;
 		int ret;
 
+		ret = follow_ref(c, expr, start, l, type);
+		if (ret < 0)
+			return ret;
 		if (st->kind == KT_STEP_INDEX) {
 			unsigned long idx = st->index;
 			Dwarf_Die elem;
@@ -820,7 +847,12 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 	Dwarf_Die elem;
 	const char *st;
 	char *v;
+	int ret = follow_ref(c, expr, strlen(expr), l, type);
 
+	if (ret < 0)
+		return ret;
+	if (ret)
+		is_member = false;	/* the referent: no bit field */
 	if (is_member && dwarf_attr_integrate(member, DW_AT_bit_size, &a) &&
 	    !dwarf_formudata(&a, &bits)) {
 		Dwarf_Word bitoff = 0, csize = dwarf_bytesize(type);
@@ -876,7 +908,8 @@ static int finish(struct resolve_ctx *c, const char *expr, struct kt_fetcharg *l
 	if (!st) {
 		if (is_aggregate(type)) {
 			char *names = member_names(type);
-			int ret = kt_err_set(c->err, EINVAL,
+
+			ret = kt_err_set(c->err, EINVAL,
 				"'%s' is %s; pick a field (%s)", expr,
 				type_kind_name(type), names ? names : "none");
 
@@ -1042,6 +1075,32 @@ static int arg_head(struct resolve_ctx *c, const char *expr,
 	return 0;
 }
 
+/*
+ * The scopes around pc into *scopes (malloc'ed, the caller frees),
+ * innermost first, as the code nests them: in code inlined from another
+ * function, the names of that function come first, then those of the
+ * function it was inlined into, up to the unit. (dwarf_getscopes()
+ * follows an inlined callee to its abstract definition instead, and a
+ * function whose entry lies in an inlined helper lost its own
+ * parameters.) Returns how many, 0 when none.
+ */
+static int pc_scopes(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	Dwarf_Die *inner = NULL;
+	int n = dwarf_getscopes(cudie, pc, &inner);
+
+	*scopes = NULL;
+	if (n > 0)
+		n = dwarf_getscopes_die(&inner[0], scopes);
+	free(inner);
+	if (n <= 0) {
+		free(*scopes);
+		*scopes = NULL;
+		return 0;
+	}
+	return n;
+}
+
 int kt_dwarf_arg(struct kt_uelf *ue, unsigned long probe_off,
 		 const char *expr, bool is_return, char **fetcharg,
 		 char **type, struct ktrace_err *err)
@@ -1072,9 +1131,7 @@ int kt_dwarf_arg(struct kt_uelf *ue, unsigned long probe_off,
 	if (!dwarf_addrdie(ue->dw, vaddr, &cudie))
 		return kt_err_set(err, ENOENT,
 			"no debug info covers 0x%lx in '%s'", vaddr, ue->path);
-	nscopes = dwarf_getscopes(&cudie, vaddr, &scopes);
-	if (nscopes < 0)
-		nscopes = 0;
+	nscopes = pc_scopes(&cudie, vaddr, &scopes);
 	for (i = 0; i < nscopes; i++) {
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
 			func = scopes[i];

@@ -170,6 +170,91 @@ static void test_args_cxx(void **state)
 	kt_uelf_free(ue);
 }
 
+/* Does readelf show a DW_TAG_inlined_subroutine starting at vaddr? */
+static bool inlined_at(const char *bin, unsigned long vaddr)
+{
+	char *out = run("readelf --debug-dump=info '%s'", bin);
+	char *line, *save = NULL;
+	bool in_inlined = false, found = false;
+
+	assert_non_null(out);
+	for (line = strtok_r(out, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long lo;
+		const char *a;
+
+		if (strstr(line, "Abbrev Number:"))
+			in_inlined = strstr(line, "(DW_TAG_inlined_subroutine)");
+		a = strstr(line, "DW_AT_low_pc");
+		if (in_inlined && a && sscanf(strchr(a, ':') + 1, " %lx",
+					      &lo) == 1)
+			found = lo == vaddr;
+	}
+	free(out);
+	return found;
+}
+
+/*
+ * C++ at -O2 (tests/targets/cxxargs.cc): the entry of geo::Scaler::scale
+ * is the first instruction of note(), inlined, yet the method's own
+ * parameters are found there (and note()'s, and the method's return
+ * type). Registers by the x86-64 ABI: this, p, factor, calls in di, si,
+ * dx, cx.
+ */
+static void test_args_cxx_inlined_entry(void **state)
+{
+	const char *fn = "_ZN3geo6Scaler5scaleERKNS_5PointEiRl";
+	struct kt_uelf *ue;
+	unsigned long off, v, s;
+
+	(void)state;
+	if (!have_cxx) {
+		fprintf(stderr, "g++ missing: C++ arguments not tested\n");
+		skip();
+	}
+	assert_true(readelf_sym(cxxargs, fn, &v, &s));
+	assert_true(inlined_at(cxxargs, v));
+	ue = open_ok(cxxargs);
+	off = resolve_ok(ue, "geo::Scaler::scale", 0);
+	assert_int_equal(off, expect_off(cxxargs, v));
+	check_arg(ue, off, "factor", false, "%dx", "s32");
+	check_arg(ue, off, "this->bias", false, "+0(%di)", "s32");
+	check_arg(ue, off, "what", false, "%dx", "s32");
+	check_arg(ue, off, "$retval", true, "$retval", "s64");
+	check_arg_err(ue, off, "nosuch", false, ENOENT,
+		      "in scale(); visible: this, p, factor, calls, what");
+	kt_uelf_free(ue);
+}
+
+/* C++ references are followed: p.x through const Point &p, calls as the
+ * long it names; at a line of geo::Scaler::scale past note(). */
+static void test_args_cxx_references(void **state)
+{
+	struct ktrace_err err = { .pos = -1 };
+	char src[PATH_MAX + 32];
+	struct kt_uelf *ue;
+	unsigned long off;
+
+	(void)state;
+	if (!have_cxx) {
+		fprintf(stderr, "g++ missing: C++ arguments not tested\n");
+		skip();
+	}
+	snprintf(src, sizeof(src), "%s/tests/targets/cxxargs.cc", srcdir);
+	ue = open_ok(cxxargs);
+	assert_int_equal(kt_dwarf_line(ue, "cxxargs.cc",
+				       source_line(src, "calls++;"), &off,
+				       &err), 0);
+	assert_true(off != resolve_ok(ue, "geo::Scaler::scale", 0));
+	check_arg(ue, off, "p.x", false, "+0(%si)", "s32");
+	check_arg(ue, off, "p.y", false, "+4(%si)", "s32");
+	check_arg(ue, off, "calls", false, "+0(%cx)", "s64");
+	check_arg_err(ue, off, "p", false, EINVAL, "pick a field (x, y)");
+	check_arg_err(ue, off, "p->x", false, EINVAL, "use '.'");
+	ktrace_err_clear(&err);
+	kt_uelf_free(ue);
+}
+
 static void test_err_caret(void **state)
 {
 	struct ktrace_err err = { .pos = -1 };
@@ -399,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_args_pie),
 		cmocka_unit_test(test_args_nopie),
 		cmocka_unit_test(test_args_cxx),
+		cmocka_unit_test(test_args_cxx_inlined_entry),
+		cmocka_unit_test(test_args_cxx_references),
 		cmocka_unit_test(test_err_caret),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_line_locals),

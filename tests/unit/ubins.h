@@ -2,9 +2,9 @@
 /*
  * The user-space binaries test_uelf and test_dwarf probe, built at run time
  * into a temp dir by ubins_setup(): tests/targets/probed.c as PIE, non-PIE,
- * -O0, without debug info and stripped, and the C++ fixture
- * tests/fixtures/uelf/cxx.cc (when g++ is there). Expected values come
- * from readelf, addr2line, ldconfig and objdump, never from ktrace itself.
+ * -O0, without debug info and stripped, and the C++ programs
+ * tests/fixtures/uelf/cxx.cc and tests/targets/cxxargs.cc (-O2, as the
+ * Makefile builds it) when g++ is there. Expected values come from readelf, addr2line, ldconfig and objdump, never from ktrace itself.
  * Include after cmocka.h.
  */
 #ifndef UBINS_H
@@ -24,6 +24,7 @@
 static char tmpdir[PATH_MAX];
 static char pie[PATH_MAX + 32], nopie[PATH_MAX + 32], nodbg[PATH_MAX + 32];
 static char bare[PATH_MAX + 32], cxx[PATH_MAX + 32], o0[PATH_MAX + 32];
+static char cxxargs[PATH_MAX + 32];
 static bool have_cxx;
 
 /* ----------------------------------------------------------- helpers */
@@ -196,6 +197,7 @@ static inline int ubins_setup(void **state)
 	snprintf(bare, sizeof(bare), "%s/probed-bare", tmpdir);
 	snprintf(cxx, sizeof(cxx), "%s/cxx", tmpdir);
 	snprintf(o0, sizeof(o0), "%s/probed-O0", tmpdir);
+	snprintf(cxxargs, sizeof(cxxargs), "%s/cxxargs", tmpdir);
 	out = run("cc -O0 -g -fno-omit-frame-pointer -o '%s' '%s/tests/targets/probed.c'",
 		  o0, srcdir);
 	if (!out)
@@ -213,8 +215,9 @@ static inline int ubins_setup(void **state)
 		return -1;
 	}
 	free(out);
-	out = run("command -v g++ >/dev/null && g++ -O1 -g -o '%s' '%s/tests/fixtures/uelf/cxx.cc'",
-		  cxx, srcdir);
+	out = run("command -v g++ >/dev/null && g++ -O1 -g -o '%s' '%s/tests/fixtures/uelf/cxx.cc' && "
+		  "g++ -O2 -g -o '%s' '%s/tests/targets/cxxargs.cc'",
+		  cxx, srcdir, cxxargs, srcdir);
 	have_cxx = out != NULL;
 	free(out);
 	return 0;
