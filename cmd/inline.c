@@ -38,8 +38,6 @@ static const struct {
 	{ "", "e:", false },
 };
 #define NR_INLINE_KINDS (int)(sizeof(inline_kinds) / sizeof(inline_kinds[0]))
-#define KIND_UPROBE 2
-#define KIND_URETPROBE 3
 
 /* SYSTEM:EVENT then a blank and an argument: no glob, no other ':'. */
 static bool is_event_with_args(const char *spec)
@@ -72,37 +70,54 @@ bool kt_inline_is(const char *spec)
 }
 
 /*
- * The event name of an inline probe: its function or symbol (48 characters
- * at most, as a C identifier), "__return" for return probes, and "_N" when
- * an earlier probe of this run has that name already. Into name[64].
+ * "kretprobe:vfs_read $retval" -> "GROUP:NAME=vfs_read%return $retval",
+ * "syscalls:sys_enter_openat filename" -> "GROUP:NAME=e:syscalls:..."
+ * (no "GROUP:NAME=" when name is NULL); the probe spec grammar does the
+ * rest. *loc_at and *args_at say where the user's location and arguments
+ * start in the result, to map error positions back into what the user
+ * typed.
+ */
+static char *inline_spec(const char *spec, int kind, const char *group,
+			 const char *name, int *loc_at, int *args_at)
+{
+	const char *body = spec + strlen(inline_kinds[kind].prefix);
+	const char *pre = inline_kinds[kind].loc;
+	size_t loclen = strcspn(body, " \t");
+	bool add_return = inline_kinds[kind].ret && !strstr(body, "%return");
+	char *out;
+	int n = name ? snprintf(NULL, 0, "%s:%s=", group, name) : 0;
+
+	n += strlen(pre);
+	*loc_at = n;
+	*args_at = n + loclen + (add_return ? 7 : 0);
+	if (asprintf(&out, "%s%s%s%s%s%.*s%s%s", name ? group : "",
+		     name ? ":" : "", name ? name : "", name ? "=" : "", pre,
+		     (int)loclen, body, add_return ? "%return" : "",
+		     body + loclen) < 0)
+		return NULL;
+	return out;
+}
+
+/*
+ * The event name of an inline probe: the one probe add gives its spec
+ * (the function or symbol, a C++ name whole: "ns_Class_method"; "__return"
+ * for return probes), "_N" when an earlier probe of this run has that
+ * name already. "p" for a spec that does not parse (adding it says
+ * why). Into name[64].
  */
 static void inline_name(const struct kt_inline *in, int i, const char *spec,
 			int kind, char *name)
 {
-	const char *body = spec + strlen(inline_kinds[kind].prefix);
-	size_t loclen = strcspn(body, " \t");
-	const char *sym = body, *c;
-	char base[64];
-	int n = 0;
+	struct ktrace_probe *p = NULL;
+	char base[64], *s;
+	int loc_at, args_at, n = 0;
 
-	if (kind == KIND_UPROBE || kind == KIND_URETPROBE) {
-		c = memchr(body, ':', loclen);
-		sym = c ? c + 1 : body;
-	} else if (*inline_kinds[kind].loc) {
-		/* e:, t: SYSTEM:EVENT (or /, .): the event's name */
-		for (c = body; c < body + loclen; c++)
-			if (strchr(":/.", *c))
-				sym = c + 1;
-	}
-	snprintf(base, 49, "%.*s", (int)strcspn(sym, " \t+%:@.(<"), sym);
-	for (char *p = base; *p; p++)
-		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-			*p = '_';
-	if (!base[0] || (base[0] >= '0' && base[0] <= '9'))
-		snprintf(base, sizeof(base), "p");
-	if (inline_kinds[kind].ret)
-		strcat(base, "__return");
+	s = inline_spec(spec, kind, NULL, NULL, &loc_at, &args_at);
+	if (s)
+		p = ktrace_probe_parse(s, NULL, NULL);
+	snprintf(base, sizeof(base), "%s", p ? ktrace_probe_event(p) : "p");
+	ktrace_probe_free(p);
+	free(s);
 	for (;;) {
 		bool taken = false;
 
@@ -118,31 +133,6 @@ static void inline_name(const struct kt_inline *in, int i, const char *spec,
 			return;
 		n++;
 	}
-}
-
-/*
- * "kretprobe:vfs_read $retval" -> "GROUP:NAME=vfs_read%return $retval",
- * "syscalls:sys_enter_openat filename" -> "GROUP:NAME=e:syscalls:..."; the
- * probe spec grammar does the rest. *loc_at and *args_at say where the
- * user's location and arguments start in the result, to map error
- * positions back into what the user typed.
- */
-static char *inline_spec(const char *spec, int kind, const char *group,
-			 const char *name, int *loc_at, int *args_at)
-{
-	const char *body = spec + strlen(inline_kinds[kind].prefix);
-	const char *pre = inline_kinds[kind].loc;
-	size_t loclen = strcspn(body, " \t");
-	bool add_return = inline_kinds[kind].ret && !strstr(body, "%return");
-	char *out;
-	int n = snprintf(NULL, 0, "%s:%s=%s", group, name, pre);
-
-	*loc_at = n;
-	*args_at = n + loclen + (add_return ? 7 : 0);
-	if (asprintf(&out, "%s:%s=%s%.*s%s%s", group, name, pre, (int)loclen,
-		     body, add_return ? "%return" : "", body + loclen) < 0)
-		return NULL;
-	return out;
 }
 
 /* A position in the made-up spec, in the user's text (or -1). */

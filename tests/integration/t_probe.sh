@@ -410,3 +410,33 @@ t_probe_args_by_name_at_every_optimisation() {
 	rm -rf $d
 	return $r
 }
+
+# C++ at -O2 (tests/targets/cxxargs.cc): geo::Scaler::scale's entry is the
+# first instruction of an inlined helper, yet its own parameters are read
+# there by name, a reference parameter is followed (p.x) and so is a
+# reference to a scalar (calls); the inline -e of the same location gets
+# the event name probe add gives it (geo_Scaler_scale, not geo).
+t_probe_cxx_inlined_entry_references_inline_name() {
+	local g=kt_it_probe_cxx i=kt_it_probe_cxx_i r=0 bin=$TARGETS/cxxargs
+	local f=/tmp/ktrace-it-cxxargs
+	local vals='factor=1 p_x=1 p_y=2 calls=0;factor=2 p_x=30 p_y=40 calls=1;factor=3 p_x=-5 p_y=7 calls=2;'
+	expect_status 0 $KTRACE probe add -g $g -x $bin \
+		'geo::Scaler::scale factor p.x p.y calls' &&
+	expect_contains "added" "$OUT" "$g:geo_Scaler_scale" &&
+	$KTRACE enable -B $i "$g:geo_Scaler_scale" >/dev/null &&
+	out=$($bin 3) &&
+	expect_eq "cxxargs" "$out" "sum=449 calls=3" &&
+	$KTRACE disable -B $i "$g:geo_Scaler_scale" >/dev/null &&
+	expect_eq "probe add values" \
+		"$(kt_trace $i | sed -n 's/.* geo_Scaler_scale: ([0-9a-fx]*) //p' | tr '\n' ';')" \
+		"$vals" || r=1
+	kt_probe_cleanup $g $i
+	$KTRACE record -e "uprobe:$bin:geo::Scaler::scale factor p.x p.y calls" \
+		-- $bin 3 >$f.out 2>$f.err ||
+		{ [ $r = 1 ] || fail "record: $(cat $f.err)"; return 1; }
+	expect_eq "inline -e values under probe add's name" \
+		"$(sed -n 's/.*:geo_Scaler_scale: ([0-9a-f]*) //p' $f.out | tr '\n' ';')" \
+		"$vals" || r=1
+	rm -f $f.out $f.err
+	return $r
+}
