@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ktrace_cmd.h"
+#include "probe/spec.h"
 
 /*
  * The inline kinds: the user's prefix, what the probe spec gets in its
@@ -82,7 +83,7 @@ static char *inline_spec(const char *spec, int kind, const char *group,
 {
 	const char *body = spec + strlen(inline_kinds[kind].prefix);
 	const char *pre = inline_kinds[kind].loc;
-	size_t loclen = strcspn(body, " \t");
+	size_t loclen = kt_probe_location_len(body);
 	bool add_return = inline_kinds[kind].ret && !strstr(body, "%return");
 	char *out;
 	int n = name ? snprintf(NULL, 0, "%s:%s=", group, name) : 0;
@@ -141,7 +142,7 @@ static int user_pos(const char *user, int kind, int loc_at, int args_at,
 {
 	int k = strlen(inline_kinds[kind].prefix);
 	int pre = strlen(inline_kinds[kind].loc);
-	int loclen = strcspn(user + k, " \t");
+	int loclen = kt_probe_location_len(user + k);
 
 	if (pos < loc_at)
 		return pos >= loc_at - pre ? k : -1;	/* "e:" we added */

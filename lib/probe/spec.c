@@ -17,6 +17,7 @@
 
 #include "base/internal.h"
 #include "probe/probe_priv.h"
+#include "probe/spec.h"
 
 int kt_probe_err(struct ktrace_err *err, const char *spec, int pos, int errnum,
 		 const char *fmt, ...)
@@ -548,13 +549,7 @@ static char *default_event(const struct ktrace_probe *p)
 	return n;
 }
 
-/*
- * Length of the location token at s: it ends at a blank outside quotes,
- * parentheses and angle brackets, so that C++ names with their parameters
- * or template arguments ("ns::C::add(char const*)", "pair<int, long>")
- * need no quoting; a quoted one ('...' or "...") runs to its quote.
- */
-static int location_len(const char *s)
+int kt_probe_location_len(const char *s)
 {
 	const char *p = s;
 	int depth = 0;
@@ -655,7 +650,7 @@ struct ktrace_probe *ktrace_probe_parse(const char *spec,
 		if (!*s)
 			break;
 		start = s - spec;
-		len = tok ? (int)strcspn(s, " \t\n") : location_len(s);
+		len = tok ? (int)strcspn(s, " \t\n") : kt_probe_location_len(s);
 		if (tok == 0)
 			ret = parse_head(p, s, start, len, opts, err);
 		else

@@ -415,7 +415,8 @@ t_probe_args_by_name_at_every_optimisation() {
 # first instruction of an inlined helper, yet its own parameters are read
 # there by name, a reference parameter is followed (p.x) and so is a
 # reference to a scalar (calls); the inline -e of the same location gets
-# the event name probe add gives it (geo_Scaler_scale, not geo).
+# the event name probe add gives it (geo_Scaler_scale, not geo), a
+# uretprobe on the whole C++ name with its blanks too.
 t_probe_cxx_inlined_entry_references_inline_name() {
 	local g=kt_it_probe_cxx i=kt_it_probe_cxx_i r=0 bin=$TARGETS/cxxargs
 	local f=/tmp/ktrace-it-cxxargs
@@ -437,6 +438,18 @@ t_probe_cxx_inlined_entry_references_inline_name() {
 	expect_eq "inline -e values under probe add's name" \
 		"$(sed -n 's/.*:geo_Scaler_scale: ([0-9a-f]*) //p' $f.out | tr '\n' ';')" \
 		"$vals" || r=1
+	# a C++ name with blanks in its parameters is one location, for the
+	# name and for the %return a uretprobe adds
+	expect_status 0 $KTRACE probe add -n -x $bin \
+		'geo::Scaler::scale(geo::Point const&, int, long&)%return $retval' &&
+	name=$(echo "$OUT" | sed -n 's|^r:ktrace/\([a-z_A-Z0-9]*\) .*|\1|p') &&
+	expect_contains "probe add's name" "$name" "geo_Scaler_scale_" &&
+	$KTRACE record -e "uretprobe:$bin:geo::Scaler::scale(geo::Point const&, int, long&) \$retval" \
+		-- $bin 3 >$f.out 2>$f.err &&
+	expect_eq "inline uretprobe under probe add's name" \
+		"$(sed -n "s/.*:$name: (.*) //p" $f.out | tr '\n' ';')" \
+		"retval=103;retval=240;retval=106;" ||
+		{ [ -n "$T_FAILMSG" ] || fail "uretprobe: $(cat $f.err)"; r=1; }
 	rm -f $f.out $f.err
 	return $r
 }
