@@ -14,8 +14,11 @@
 # Packages are fetched with `apt-get download` and unpacked with `dpkg -x`
 # into the cache ($KTRACE_VM_CACHE, default tests/vm/cache/).  A kernel that
 # is already in the cache is reused without asking apt anything; set
-# KTRACE_VM_REFRESH=1 to look for a newer package.  Only boot/ is kept (the
-# VM needs no modules: tracefs, kprobes and BTF are built in).
+# KTRACE_VM_REFRESH=1 to look for a newer package.  Kept: boot/, and the
+# few modules the tests load (tracefs, kprobes and BTF are built in) as
+# kmod/NAME.ko, decompressed, from the same package (the kernel refuses a
+# module of another build): binfmt_misc for tests/vm/t_27_module.sh.  A
+# cached kernel without them is downloaded again for them.
 #
 # Output: one line per kernel, "ALIAS VMLINUZ" with -l, else just VMLINUZ.
 # Messages go to stderr.
@@ -85,6 +88,67 @@ vmlinuz_of() {
 	return 1
 }
 
+# Modules kept in the cache next to each kernel (kmod/NAME.ko).
+kmods="binfmt_misc"
+
+# The cached kernel DIR has every module of $kmods.
+have_kmods() {
+	local m
+	for m in $kmods; do
+		[ -f "$1/kmod/$m.ko" ] || return 1
+	done
+}
+
+# keep_kmods TREE DIR: copy the modules of $kmods from the unpacked package
+# TREE into DIR/kmod, decompressed.
+keep_kmods() {
+	local m f
+	rm -rf "$2/kmod"
+	mkdir -p "$2/kmod"
+	for m in $kmods; do
+		f=$(find "$1/lib/modules" -name "$m.ko*" | head -n1)
+		[ -n "$f" ] || die "no module $m in the package"
+		case $f in
+		*.ko) cp "$f" "$2/kmod/$m.ko" ;;
+		*.ko.xz) xz -dc "$f" > "$2/kmod/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$f" > "$2/kmod/$m.ko" ;;
+		*.ko.gz) gzip -dc "$f" > "$2/kmod/$m.ko" ;;
+		*) die "$f: unknown compression" ;;
+		esac
+	done
+}
+
+# download_deb ALIAS PKG[=VERSION] TMP: apt-get download into TMP.
+download_deb() {
+	local a
+	a=$(pkg_arch "$1")
+	(cd "$3" && apt-get download -q -o APT::Sandbox::User=root "${2%%=*}:$a${2#"${2%%=*}"}" >&2) && return 0
+	# The package lists may be stale (the mirror dropped the file).
+	apt_update
+	(cd "$3" && apt-get download -q -o APT::Sandbox::User=root "${2%%=*}:$a${2#"${2%%=*}"}" >&2) ||
+		die "apt-get download $2 failed"
+}
+
+# add_kmods ALIAS DIR: a cached kernel lacks modules of $kmods; take them
+# from its own package version (PACKAGE), leaving boot/ as it is.
+add_kmods() {
+	local pkg ver tmp
+	pkg=$(sed -n 's/^Package: //p' "$2/PACKAGE")
+	ver=$(sed -n 's/^Version: //p' "$2/PACKAGE")
+	log "downloading $pkg=$ver for its modules ($kmods)"
+	tmp=$(mktemp -d "$cache/.dl.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+	download_deb "$1" "$pkg=$ver" "$tmp"
+	mkdir "$tmp/x" "$tmp/k"
+	dpkg -x "$tmp"/*.deb "$tmp/x"
+	keep_kmods "$tmp/x" "$tmp/k"
+	rm -rf "$2/kmod"
+	mv "$tmp/k/kmod" "$2/kmod"
+	rm -rf "$tmp"
+	trap - EXIT
+}
+
 fetch_one() {
 	local alias=$1 pkg dir tmp deb vmlinuz
 	pkg_regex "$alias" >/dev/null || die "unknown kernel '$alias' (known: 6.1 6.12 arm64-6.1 arm64-6.12)"
@@ -93,6 +157,7 @@ fetch_one() {
 	if [ "${KTRACE_VM_REFRESH:-0}" != 1 ] && [ -f "$cache/$alias.pkg" ]; then
 		pkg=$(cat "$cache/$alias.pkg")
 		if vmlinuz=$(vmlinuz_of "$cache/$pkg"); then
+			have_kmods "$cache/$pkg" || add_kmods "$alias" "$cache/$pkg"
 			echo "$vmlinuz"
 			return 0
 		fi
@@ -105,25 +170,23 @@ fetch_one() {
 		die "kernel $alias is not available from apt on this machine"
 	fi
 	dir=$cache/$pkg
-	if ! vmlinuz=$(vmlinuz_of "$dir"); then
+	if vmlinuz=$(vmlinuz_of "$dir"); then
+		have_kmods "$dir" || add_kmods "$alias" "$dir"
+	else
 		log "downloading $pkg ($(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}'))"
 		tmp=$(mktemp -d "$cache/.dl.XXXXXX")
 		# shellcheck disable=SC2064
 		trap "rm -rf '$tmp'" EXIT
-		if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$(pkg_arch "$alias")" >&2); then
-			# The package lists may be stale (the mirror dropped the file).
-			apt_update
-			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$(pkg_arch "$alias")" >&2) ||
-				die "apt-get download $pkg failed"
-		fi
+		download_deb "$alias" "$pkg" "$tmp"
 		deb=$(ls "$tmp"/*.deb)
 		mkdir "$tmp/x"
 		dpkg -x "$deb" "$tmp/x"
-		# Keep boot/ (vmlinuz, config, System.map) only: modules are big
-		# and not needed.
+		# Keep boot/ (vmlinuz, config, System.map) and the modules
+		# of $kmods only: the others are big and not needed.
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		mv "$tmp/x/boot" "$dir/boot"
+		keep_kmods "$tmp/x" "$dir"
 		dpkg-deb -f "$deb" Package Version > "$dir/PACKAGE"
 		rm -rf "$tmp"
 		trap - EXIT

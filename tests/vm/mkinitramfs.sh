@@ -12,7 +12,8 @@
 # /tests/t_*.sh, the test
 # target programs of build/tests/targets/ as /targets/NAME (and their
 # libraries), and probes/ as /usr/share/ktrace/probes (also /probes).
-# No kernel modules: the Debian kernels have all the VM needs built in.
+# No kernel modules: the Debian kernels have all the VM needs built in;
+# run.sh appends the few a test loads (/kmod/*.ko) per kernel.
 #
 # KTRACE_BINARY may be "-" for none (the ktrace tests then fail, they do not
 # skip).

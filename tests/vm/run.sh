@@ -108,8 +108,10 @@ for k in $kernels; do
 	fi
 done
 
-# Initramfs, one per architecture (the same for every kernel of it: no
-# modules in it).
+# Initramfs, one per architecture (the same for every kernel of it), and
+# the kernel's own modules of the cache (kmod/*.ko, fetch-kernels.sh) as
+# /kmod/*.ko appended to it per kernel (the kernel unpacks every archive
+# of a concatenation; it refuses modules of another build).
 declare -A initrd=()
 for a in amd64 arm64; do
 	need=0
@@ -128,6 +130,29 @@ for a in amd64 arm64; do
 		finish
 	fi
 	say "$(tail -n 1 "$out/mkinitramfs-$a.log" | sed 's/^mkinitramfs: //')"
+done
+
+declare -A kinitrd=()
+for k in "${!vmlinuz[@]}"; do
+	a=$(karch "$k")
+	kinitrd[$k]=${initrd[$a]}
+	kmod=$(dirname "$(dirname "${vmlinuz[$k]}")")/kmod
+	ls "$kmod"/*.ko > /dev/null 2>&1 || continue
+	kstage=$(mktemp -d "${TMPDIR:-/tmp}/ktrace-kmod.XXXXXX")
+	mkdir "$kstage/kmod"
+	cp "$kmod"/*.ko "$kstage/kmod/"
+	if (cd "$kstage" && find kmod | LC_ALL=C sort |
+	    if command -v cpio > /dev/null; then
+		cpio --quiet -o -H newc --owner=0:0
+	    else
+		busybox cpio -o -H newc
+	    fi | gzip -6) > "$out/kmod-$k.cpio.gz" &&
+	   cat "${initrd[$a]}" "$out/kmod-$k.cpio.gz" > "$out/initramfs-$k.cpio.gz"; then
+		kinitrd[$k]=$out/initramfs-$k.cpio.gz
+	else
+		say "$k: could not add its modules to the initramfs"
+	fi
+	rm -rf "$kstage"
 done
 
 append="panic=-1 loglevel=5 rdinit=/init ktrace.tests=$tests_glob${KTRACE_VM_APPEND:+ $KTRACE_VM_APPEND}"
@@ -160,7 +185,7 @@ boot() {
 		timeout --kill-after=10 "$((vm_timeout * slow))" \
 			"${qemu[@]}" -accel tcg -nographic -no-reboot \
 			-m "$mem" -smp 1 -cpu "$cpu" \
-			-kernel "${vmlinuz[$k]}" -initrd "${initrd[$a]}" \
+			-kernel "${vmlinuz[$k]}" -initrd "${kinitrd[$k]}" \
 			-append "console=$console $append ktrace.timeout=$((test_timeout * slow))" \
 			-serial "file:$log" -monitor none -nic none "${qemu_opts[@]}" \
 			< /dev/null > "$out/$k.qemu.log" 2>&1 &
