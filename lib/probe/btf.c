@@ -22,6 +22,8 @@
 #include "sym/symtab.h"
 
 #define NAME_MAX_LEN	256
+#define MODULE_NAME_LEN	56	/* the kernel's MODULE_NAME_LEN, with its NUL */
+#define MAX_MOD_BTF	8	/* modules' BTF kept by one handle */
 #define MAX_ARRAY_LEN	64	/* kernel's limit for "type[N]" */
 #define LIST_FIELDS	10
 
@@ -55,6 +57,14 @@ struct kt_btf {
 	struct symset black;
 	struct symset filter;
 	struct btf *btf;
+	/* modules' split BTF on top of btf, by name, on first use: the
+	 * file's errno in err when it could not be read */
+	struct mod_btf {
+		char name[MODULE_NAME_LEN];
+		struct btf *btf;
+		int err;
+	} mods[MAX_MOD_BTF];
+	int nmods;
 	const struct kt_arch *arch;	/* NULL: the running kernel's */
 	int btf_err;		/* 0: not tried yet or loaded */
 	bool btf_tried;
@@ -225,16 +235,70 @@ static bool symset_has(const struct symset *set, const char *name)
 	return set->hash && *symset_slot(set, name);
 }
 
+static bool valid_module(const char *s, size_t n)
+{
+	if (!n || n >= MODULE_NAME_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* A kernel symbol, "MOD:" before it for a module's (kprobe syntax). */
 static bool valid_symbol(const char *s)
 {
+	const char *colon = strchr(s, ':');
 	size_t n = 0;
 
+	if (colon) {
+		if (!valid_module(s, colon - s))
+			return false;
+		s = colon + 1;
+	}
 	if (!*s)
 		return false;
 	for (; *s; s++, n++)
 		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
 			return false;
 	return n <= NAME_MAX_LEN;
+}
+
+/* The function of "MOD:FUNC" (func itself without a module). */
+static const char *func_part(const char *func)
+{
+	const char *colon = strchr(func, ':');
+
+	return colon ? colon + 1 : func;
+}
+
+/*
+ * The module of kallsyms entry i, or NULL (vmlinux). Loading cut each
+ * "name [mod]" at its blank, in kallsyms' text: "[mod]" follows the name's
+ * NUL, inside the text, where a symbol without one has its line's end
+ * (another NUL) or the next line's address.
+ */
+static const char *ksym_module(const struct symset *ks, const char *name,
+			       size_t *len)
+{
+	const char *m;
+	const char *end = ks->tab.pool + ks->tab.pool_len;
+
+	*len = 0;
+	if (name < ks->tab.pool || name >= end)
+		return NULL;
+	m = name + strlen(name) + 1;
+	if (m >= end || *m != '[')
+		return NULL;
+	m++;
+	*len = strcspn(m, "]");
+	return m;
+}
+
+static bool is_module(const char *m, size_t len, const char *mod,
+		      size_t mlen)
+{
+	return m && len == mlen && !strncmp(m, mod, len);
 }
 
 static bool valid_ident(const char *s, size_t n)
@@ -294,6 +358,8 @@ void kt_btf_free(struct kt_btf *kb)
 	symset_clear(&kb->ksyms);
 	symset_clear(&kb->black);
 	symset_clear(&kb->filter);
+	for (int i = 0; i < kb->nmods; i++)
+		btf__free(kb->mods[i].btf);
 	btf__free(kb->btf);
 	free(kb->btf_path);
 	free(kb->kallsyms_path);
@@ -304,8 +370,12 @@ void kt_btf_free(struct kt_btf *kb)
 
 /* ------------------------------------------------------------ suggestions */
 
+/* Module mod's functions only (mlen 0: all), those of modules as
+ * "MOD:FUNC". */
 char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max)
 {
+	const char *q = func_part(func), *m;
+	size_t mlen = q == func ? 0 : (size_t)(q - func - 1), len;
 	struct kt_suggest sg;
 	char **v = NULL, *s;
 	size_t nv = 0, blen, i;
@@ -316,22 +386,28 @@ char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max)
 		errno = -ret;
 		return NULL;
 	}
-	if (kt_suggest_init(&sg, func, max, false))
+	if (kt_suggest_init(&sg, q, max, false))
 		return NULL;
 	/* Clones of the same function and the plain function itself. */
-	blen = base_len(func);
+	blen = base_len(q);
 	for (i = 0; sg.max && i < kb->ksyms.n; i++) {
 		const char *name = kb->ksyms.names[i];
 
-		if (strncmp(name, func, blen))
+		if (strncmp(name, q, blen))
+			continue;
+		m = ksym_module(&kb->ksyms, name, &len);
+		if (mlen && !is_module(m, len, func, mlen))
 			continue;
 		if ((name[blen] == '\0' || name[blen] == '.') &&
-		    strcmp(name, func))
+		    strcmp(name, q))
 			kt_suggest_put(&sg, name, -1, 0);
 	}
 	for (i = 0; sg.max && i < kb->ksyms.n; i++) {
 		const char *name = kb->ksyms.names[i];
 
+		m = ksym_module(&kb->ksyms, name, &len);
+		if (mlen && !is_module(m, len, func, mlen))
+			continue;
 		kt_suggest_add(&sg, name, strlen(name), name);
 	}
 	kt_suggest_fini(&sg);
@@ -340,7 +416,13 @@ char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max)
 	if (!v)
 		return NULL;
 	for (int k = 0; k < sg.nbest; k++) {
-		s = strdup(sg.best[k].name);
+		const char *name = sg.best[k].name;
+
+		m = ksym_module(&kb->ksyms, name, &len);
+		if (!m)
+			s = strdup(name);
+		else if (asprintf(&s, "%.*s:%s", (int)len, m, name) < 0)
+			s = NULL;
 		if (!s || kt_strv_push(&v, &nv, s)) {
 			free(s);
 			ktrace_strv_free(v);
@@ -351,15 +433,58 @@ char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max)
 	return v;
 }
 
+/*
+ * The kallsyms entry of func ("MOD:FUNC": the one of module MOD), or NULL.
+ * The kallsyms must be loaded.
+ */
+static const struct kt_sym *ksym_of(const struct kt_btf *kb, const char *func)
+{
+	const char *q = func_part(func), *m;
+	size_t mlen = q == func ? 0 : (size_t)(q - func - 1), len;
+
+	for (size_t i = 0; i < kb->ksyms.tab.n; i++) {
+		const struct kt_sym *k = &kb->ksyms.tab.v[i];
+
+		if (strcmp(k->name, q))
+			continue;
+		m = ksym_module(&kb->ksyms, k->name, &len);
+		if (!mlen || is_module(m, len, func, mlen))
+			return k;
+	}
+	return NULL;
+}
+
 unsigned long long kt_btf_func_size(struct kt_btf *kb, const char *func)
 {
+	const struct kt_sym *k;
+
 	if (symset_load(&kb->ksyms, kb->kallsyms_path, SYMFILE_KALLSYMS))
 		return 0;
-	/* names were cut at " [mod]" when loaded */
-	for (size_t i = 0; i < kb->ksyms.tab.n; i++)
-		if (!strcmp(kb->ksyms.tab.v[i].name, func))
-			return kb->ksyms.tab.v[i].size;
-	return 0;
+	k = ksym_of(kb, func);
+	return k ? k->size : 0;
+}
+
+char *kt_btf_func_module(struct kt_btf *kb, const char *func)
+{
+	const struct kt_sym *k;
+	const char *m;
+	size_t len, l2;
+
+	errno = 0;
+	if (symset_load(&kb->ksyms, kb->kallsyms_path, SYMFILE_KALLSYMS))
+		return NULL;
+	k = ksym_of(kb, func);
+	m = k ? ksym_module(&kb->ksyms, k->name, &len) : NULL;
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < kb->ksyms.tab.n; i++) {
+		/* in vmlinux too: the kernel takes vmlinux's for FUNC */
+		k = &kb->ksyms.tab.v[i];
+		if (!strcmp(k->name, func) &&
+		    !ksym_module(&kb->ksyms, k->name, &l2))
+			return NULL;
+	}
+	return strndup(m, len);
 }
 
 /* "a, b, c" from a vector; caller frees. NULL on ENOMEM. */
@@ -383,6 +508,20 @@ static char *strv_join(char **v, const char *sep)
 	return s;
 }
 
+/* Module "MOD" of "MOD:FUNC" has symbols in the loaded kallsyms. */
+static bool module_loaded(const struct kt_btf *kb, const char *func)
+{
+	size_t mlen = func_part(func) - func - 1, len;
+	const char *m;
+
+	for (size_t i = 0; i < kb->ksyms.tab.n; i++) {
+		m = ksym_module(&kb->ksyms, kb->ksyms.tab.v[i].name, &len);
+		if (is_module(m, len, func, mlen))
+			return true;
+	}
+	return false;
+}
+
 /* func is in kallsyms: 0, or an error naming the close matches. */
 static int func_exists(struct kt_btf *kb, const char *func,
 		       struct ktrace_err *err)
@@ -400,8 +539,13 @@ static int func_exists(struct kt_btf *kb, const char *func,
 	if (!kb->ksyms.n)
 		return kt_err_set(err, EACCES,
 				  "the kernel's symbols are hidden from this user (/proc/kallsyms shows no addresses): run as root");
-	if (symset_has(&kb->ksyms, func))
+	if (func_part(func) == func ? symset_has(&kb->ksyms, func) :
+	    ksym_of(kb, func) != NULL)
 		return 0;
+	if (func_part(func) != func && !module_loaded(kb, func))
+		return kt_err_set(err, ENOENT,
+				  "no module '%.*s' is loaded (no symbol of it in kallsyms): load it first",
+				  (int)(func_part(func) - func - 1), func);
 	sugg = kt_btf_suggest(kb, func, KT_BTF_MAX_MATCHES);
 	if (!sugg)
 		return kt_err_set(err, ENOMEM, "out of memory");
@@ -424,6 +568,7 @@ static int func_exists(struct kt_btf *kb, const char *func,
 int kt_btf_func(struct kt_btf *kb, const char *func,
 		struct ktrace_err *err)
 {
+	const char *q = func_part(func);
 	bool traceable;
 	int ret, fret;
 
@@ -440,15 +585,16 @@ int kt_btf_func(struct kt_btf *kb, const char *func,
 	fret = symset_load(&kb->filter, kb->filter_path, SYMFILE_FILTER);
 	if (fret == -ENOMEM)
 		return kt_err_set(err, ENOMEM, "out of memory");
-	traceable = !fret && symset_has(&kb->filter, func);
-	ret = traceable ? 0 : func_exists(kb, func, err);
+	traceable = !fret && symset_has(&kb->filter, q);
+	/* (a module's function: kallsyms says which module has it) */
+	ret = traceable && q == func ? 0 : func_exists(kb, func, err);
 	if (ret)
 		return ret;
 
 	ret = symset_load(&kb->black, kb->blacklist_path, SYMFILE_BLACKLIST);
 	if (ret == -ENOMEM)
 		return kt_err_set(err, ENOMEM, "out of memory");
-	if (!ret && symset_has(&kb->black, func))
+	if (!ret && symset_has(&kb->black, q))
 		return kt_err_set(err, EPERM,
 				  "kernel function '%s' is on the kprobe blacklist and cannot be probed",
 				  func);
@@ -558,36 +704,113 @@ static char *type_decl(const struct btf *btf, __u32 id, const char *name)
 }
 
 /*
- * The FUNC_PROTO of func (clones looked up under their base name).
- * Returns its type or NULL with err set (-ENOENT / -ENOMEM in *ret).
+ * Module mod's BTF (mlen bytes at mod), split on top of vmlinux's: the
+ * file named mod next to the vmlinux one (/sys/kernel/btf/MOD), read once.
+ * NULL with err set (the return in *ret).
+ */
+static struct btf *mod_btf(struct kt_btf *kb, const char *mod, size_t mlen,
+			   int *ret, struct ktrace_err *err)
+{
+	struct mod_btf *mb = NULL;
+	libbpf_print_fn_t old;
+	const char *slash;
+	char *path;
+
+	*ret = load_btf(kb, err);
+	if (*ret)
+		return NULL;
+	for (int i = 0; i < kb->nmods && !mb; i++)
+		if (strlen(kb->mods[i].name) == mlen &&
+		    !strncmp(kb->mods[i].name, mod, mlen))
+			mb = &kb->mods[i];
+	slash = strrchr(kb->btf_path, '/');
+	if (asprintf(&path, "%.*s%.*s", slash ? (int)(slash - kb->btf_path + 1) : 0,
+		     kb->btf_path, (int)mlen, mod) < 0) {
+		*ret = kt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (!mb && kb->nmods < MAX_MOD_BTF) {
+		mb = &kb->mods[kb->nmods++];
+		snprintf(mb->name, sizeof(mb->name), "%.*s", (int)mlen, mod);
+		old = libbpf_set_print(NULL);
+		errno = 0;
+		mb->btf = btf__parse_split(path, kb->btf);
+		mb->err = mb->btf ? 0 : errno ? errno : EINVAL;
+		libbpf_set_print(old);
+	}
+	if (mb && mb->btf) {
+		free(path);
+		return mb->btf;
+	}
+	*ret = kt_err_set(err, mb && mb->err == ENOMEM ? ENOMEM : ENOENT,
+			  "cannot read the BTF of module %.*s from %s: %s",
+			  (int)mlen, mod, path,
+			  mb ? strerror(mb->err) : "too many modules");
+	free(path);
+	return NULL;
+}
+
+/*
+ * The FUNC_PROTO of func (clones looked up under their base name), in
+ * vmlinux's BTF or, for "MOD:FUNC" or a function only a module has, in
+ * the module's (*btfp: the BTF it is in, for its types). Returns its type
+ * or NULL with err set (-ENOENT / -ENOMEM in *ret).
  */
 static const struct btf_type *find_proto(struct kt_btf *kb, const char *func,
-					 int *ret, struct ktrace_err *err)
+					 const struct btf **btfp, int *ret,
+					 struct ktrace_err *err)
 {
+	const char *q = func_part(func);
 	const struct btf_type *t;
-	char *base;
+	struct btf *btf;
+	char *base, *mod = NULL;
 	int id;
 
 	*ret = load_btf(kb, err);
 	if (*ret)
 		return NULL;
-	base = strndup(func, base_len(func));
+	base = strndup(q, base_len(q));
 	if (!base) {
 		*ret = kt_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	id = btf__find_by_name_kind(kb->btf, base, BTF_KIND_FUNC);
-	t = id > 0 ? btf__type_by_id(kb->btf, id) : NULL;
-	if (t)
-		t = btf__type_by_id(kb->btf, t->type);
-	if (!t || !btf_is_func_proto(t)) {
-		*ret = kt_err_set(err, ENOENT,
-				  "kernel BTF has no prototype for '%s' (inlined, a module function, or not a function)",
-				  base);
+	btf = kb->btf;
+	if (q != func) {
+		btf = mod_btf(kb, func, q - func - 1, ret, err);
+	} else if (btf__find_by_name_kind(btf, base, BTF_KIND_FUNC) <= 0 &&
+		   (mod = kt_btf_func_module(kb, base))) {
+		/* FUNC of a module, written without "MOD:" */
+		btf = mod_btf(kb, mod, strlen(mod), ret, err);
+	}
+	if (!btf) {
+		free(mod);
 		free(base);
 		return NULL;
 	}
+	id = btf__find_by_name_kind(btf, base, BTF_KIND_FUNC);
+	/* a module's function is among its own types, past vmlinux's */
+	if (btf != kb->btf && id > 0 && (__u32)id < btf__type_cnt(kb->btf))
+		id = -ENOENT;
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (t)
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t)) {
+		if (q != func || mod)
+			*ret = kt_err_set(err, ENOENT,
+					  "the BTF of module %.*s has no prototype for '%s' (inlined, or not a function)",
+					  mod ? (int)strlen(mod) : (int)(q - func - 1),
+					  mod ? mod : func, base);
+		else
+			*ret = kt_err_set(err, ENOENT,
+					  "kernel BTF has no prototype for '%s' (inlined, or not a function)",
+					  base);
+		free(mod);
+		free(base);
+		return NULL;
+	}
+	free(mod);
 	free(base);
+	*btfp = btf;
 	return t;
 }
 
@@ -596,11 +819,12 @@ char **kt_btf_params(struct kt_btf *kb, const char *func, bool decl,
 {
 	const struct btf_type *proto;
 	const struct btf_param *p;
+	const struct btf *btf;
 	char **v, *s;
 	size_t nv = 0;
 	int ret;
 
-	proto = find_proto(kb, func, &ret, err);
+	proto = find_proto(kb, func, &btf, &ret, err);
 	if (!proto) {
 		errno = -ret;
 		return NULL;
@@ -610,12 +834,12 @@ char **kt_btf_params(struct kt_btf *kb, const char *func, bool decl,
 		goto nomem;
 	p = btf_params(proto);
 	for (int i = 0; i < btf_vlen(proto); i++) {
-		const char *name = btf__name_by_offset(kb->btf, p[i].name_off);
+		const char *name = btf__name_by_offset(btf, p[i].name_off);
 
 		if (!p[i].type)
 			s = strdup("...");
 		else if (decl)
-			s = type_decl(kb->btf, p[i].type, name);
+			s = type_decl(btf, p[i].type, name);
 		else
 			s = strdup(name ? name : "");
 		if (!s || kt_strv_push(&v, &nv, s)) {
@@ -1409,7 +1633,7 @@ static int walk_head(struct kt_btf *kb, struct walk *w,
 		return kt_err_set(err, EINVAL,
 				  "expected a parameter name, $argN or $retval");
 	for (idx = 0; idx < btf_vlen(proto); idx++)
-		if (!strcmp(btf__name_by_offset(kb->btf, params[idx].name_off),
+		if (!strcmp(btf__name_by_offset(w->btf, params[idx].name_off),
 			    w->what))
 			break;
 	if (idx == btf_vlen(proto))
@@ -1435,11 +1659,11 @@ int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 	if (strchr(func, '.'))
 		return kt_err_set(err, EINVAL,
 				  "'%s' is a compiler-made copy of %.*s whose arguments may differ from its prototype; name them with raw fetch arguments",
-				  func, (int)base_len(func), func);
-	proto = find_proto(kb, func, &ret, err);
+				  func, (int)(func_part(func) - func +
+					      base_len(func_part(func))), func);
+	proto = find_proto(kb, func, &w.btf, &ret, err);
 	if (!proto)
 		return ret;
-	w.btf = kb->btf;
 	w.func = func;
 	w.tags = kb->btf_has_tags;
 	w.arch = kb->arch ? kb->arch : kt_arch_host();

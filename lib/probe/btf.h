@@ -9,6 +9,12 @@
  * convention lib/arch gives for the kernel's machine (x86-64, arm64;
  * elsewhere arguments by name fail with -EOPNOTSUPP).
  *
+ * A function may be named "MOD:FUNC" (the kprobe syntax): the one of loaded
+ * module MOD (kallsyms' "[MOD]"), its BTF from the module's split BTF on
+ * top of vmlinux's (the file MOD next to the vmlinux BTF file:
+ * /sys/kernel/btf/MOD). A plain FUNC that only a module has is found in
+ * that module's BTF too.
+ *
  * Every source is loaded lazily, at most once, on first use. A source that
  * cannot be read is remembered as missing: the checks that need it are then
  * skipped (kallsyms, blacklist, filter functions) or fail with the reason
@@ -49,7 +55,8 @@ void kt_btf_free(struct kt_btf *kb);
 /*
  * Can a kprobe be put on func? Returns
  *   0            the function is known (or kallsyms could not be read),
- *   -ENOENT      no such text symbol in kallsyms; err->msg names up to
+ *   -ENOENT      no such text symbol in kallsyms (of module MOD, or no
+ *                module MOD is loaded); err->msg names up to
  *                KT_BTF_MAX_MATCHES close matches, optimised clones
  *                (func.isra.0, func.constprop.0, func.part.0...) first,
  *   -EPERM       func is on the kprobe blacklist,
@@ -65,8 +72,8 @@ int kt_btf_func(struct kt_btf *kb, const char *func,
 		struct ktrace_err *err);
 
 /*
- * Close matches of func among the kernel's text symbols, best first, at most
- * max names. NULL-terminated vector; the caller frees it with
+ * Close matches of func among the kernel's text symbols (for "MOD:FUNC",
+ * module MOD's), best first, at most max names; a module's as "MOD:FUNC". NULL-terminated vector; the caller frees it with
  * ktrace_strv_free(). Returns NULL + errno (ENOENT when kallsyms cannot be
  * read, ENOMEM). An empty vector means nothing is close.
  */
@@ -77,6 +84,12 @@ char **kt_btf_suggest(struct kt_btf *kb, const char *func, int max);
  * function).
  */
 unsigned long long kt_btf_func_size(struct kt_btf *kb, const char *func);
+/*
+ * The module that has kernel function func (a string the caller frees),
+ * or NULL: vmlinux has it (the kernel then takes vmlinux's), nothing has
+ * it or kallsyms cannot be read (errno 0), or no memory (errno ENOMEM).
+ */
+char *kt_btf_func_module(struct kt_btf *kb, const char *func);
 
 /*
  * The parameters of func from BTF, in order: names when !decl, C

@@ -37,6 +37,9 @@ struct ktrace_probe {
 	bool user;		/* uprobe */
 	bool is_return;
 	char *binary;		/* user: as given */
+	bool maybe_module;	/* binary is a bare MOD of "MOD:FUNC": a
+				 * kernel module's function when MOD is
+				 * loaded (resolve.c) */
 	char *func;		/* FUNC or SYMBOL; NULL for FILE:LINE */
 	unsigned long offs;
 	char *file;		/* FILE:LINE */
@@ -60,6 +63,9 @@ struct ktrace_probe {
 int kt_probe_err(struct ktrace_err *err, const char *spec, int pos,
 		 int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+/* s could name a kernel module ("binfmt_misc", "nf-nat"): spec.c. */
+bool kt_probe_module_name(const char *s);
 
 /* A group or event name the kernel takes: an identifier, < 64 chars. */
 int kt_probe_name_check(const char *s);

@@ -259,8 +259,11 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 	ue = kt_uelf_open(p->binary, &sub);
 	if (!ue) {
 		ret = -errno;
-		ret = kt_probe_err(err, p->spec, p->lstart, ret ? -ret : ENOENT, "%s",
-			   sub.msg ? sub.msg : "cannot open binary");
+		ret = kt_probe_err(err, p->spec, p->lstart, ret ? -ret : ENOENT,
+			   "%s%s%s%s", sub.msg ? sub.msg : "cannot open binary",
+			   p->maybe_module ? "; nor is a kernel module '" : "",
+			   p->maybe_module ? p->binary : "",
+			   p->maybe_module ? "' loaded" : "");
 		ktrace_err_clear(&sub);
 		return ret;
 	}
@@ -419,10 +422,68 @@ static int build_definition(struct ktrace_probe *p)
 	return 0;
 }
 
+/* Is kernel module mod loaded? /proc/modules ($KTRACE_MODULES) says. */
+static bool module_loaded(const char *mod)
+{
+	const char *path = getenv("KTRACE_MODULES");
+	char *buf = kt_read_file(path && *path ? path : "/proc/modules", NULL);
+	size_t n = strlen(mod);
+	bool found = false;
+
+	/* "binfmt_misc 24576 1 - Live 0xffffffffc0a00000" */
+	for (char *l = buf; l && *l && !found; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		found = !strncmp(l, mod, n) && l[n] == ' ';
+	}
+	free(buf);
+	return found;
+}
+
+/*
+ * "MOD:FUNC" parsed as BINARY:SYMBOL: when MOD is a loaded kernel module,
+ * a kprobe on its function FUNC (kprobe syntax "MOD:FUNC", kept as p->func
+ * for the BTF lookups). A program of that name is reached by a path
+ * ("./MOD:SYMBOL"). 0 or -ENOMEM.
+ */
+static int module_probe(struct ktrace_probe *p)
+{
+	char *mod, *func;
+
+	if (!p->maybe_module || p->dyn != PROBE_KU || !p->func)
+		return 0;
+	mod = strdup(p->binary);
+	if (!mod)
+		return -ENOMEM;
+	for (char *c = mod; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	if (!module_loaded(mod)) {
+		free(mod);
+		return 0;
+	}
+	if (asprintf(&func, "%s:%s", mod, p->func) < 0) {
+		free(mod);
+		return -ENOMEM;
+	}
+	free(mod);
+	free(p->func);
+	free(p->binary);
+	p->func = func;
+	p->binary = NULL;
+	p->user = false;
+	p->maybe_module = false;
+	return 0;
+}
+
 int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 			 struct ktrace_err *err)
 {
 	int ret;
+
+	ret = module_probe(p);
+	if (ret)
+		return ret;
 
 	if (!p->user && !res->tfs)
 		return kt_probe_err(err, p->spec, p->lstart, EINVAL,

@@ -57,6 +57,24 @@ int kt_probe_name_check(const char *s)
 	return 0;
 }
 
+/*
+ * A kernel module's name as the user may write it: letters, digits, '_'
+ * and '-' (the kernel's names have '_' for '-'), shorter than the kernel's
+ * MODULE_NAME_LEN (56). A program's name is often one too: resolve.c
+ * decides by what is loaded.
+ */
+bool kt_probe_module_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 55)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+			return false;
+	return true;
+}
+
 /* NAME, NAME->f, NAME.f, NAME[3], $retval, chains of those. */
 static bool is_var_expr(const char *s)
 {
@@ -474,6 +492,7 @@ static int parse_location(struct ktrace_probe *p, char *loc, int start,
 			p->binary = strndup(loc, colon - loc);
 			if (!p->binary)
 				return -ENOMEM;
+			p->maybe_module = kt_probe_module_name(p->binary);
 			return parse_func(p, colon + 1,
 					  start + (int)(colon - loc) + 1, err);
 		}

@@ -785,6 +785,132 @@ static void test_no_btf(void **state)
 	kt_btf_free(kb);
 }
 
+/* -------------------------------------------------------------- modules */
+
+/*
+ * A vmlinux BTF in dir/vmlinux (struct binprm { long x; const char
+ * *filename; }, vm_func(int)) and module mymod's split BTF on top of it in
+ * dir/mymod (mymod_init(struct binprm *bprm, int n)), as the kernel has
+ * them in /sys/kernel/btf. mymod_init is mymod's in the kallsyms fixture.
+ */
+static int module_btfs(const char *dir)
+{
+	struct btf *base = btf__new_empty(), *mod = NULL;
+	int t_int, t_long, t_cchar, st, proto, ret = -1;
+	char path[4200];
+	const void *raw;
+	__u32 size;
+	FILE *f;
+
+	if (!base)
+		return -1;
+	t_int = btf__add_int(base, "int", 4, BTF_INT_SIGNED);
+	t_long = btf__add_int(base, "long", 8, BTF_INT_SIGNED);
+	t_cchar = btf__add_ptr(base, btf__add_const(base,
+		btf__add_int(base, "char", 1, BTF_INT_SIGNED)));
+	st = btf__add_struct(base, "binprm", 16);
+	btf__add_field(base, "x", t_long, 0, 0);
+	btf__add_field(base, "filename", t_cchar, 64, 0);
+	proto = btf__add_func_proto(base, t_int);
+	btf__add_func_param(base, "n", t_int);
+	btf__add_func(base, "vm_func", BTF_FUNC_GLOBAL, proto);
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	raw = btf__raw_data(base, &size);
+	f = fopen(path, "w");
+	if (!raw || !f || fwrite(raw, 1, size, f) != size)
+		goto out;
+	fclose(f);
+	f = NULL;
+
+	mod = btf__new_empty_split(base);
+	if (!mod)
+		goto out;
+	st = btf__add_ptr(mod, st);	/* before the prototype and its params */
+	proto = btf__add_func_proto(mod, t_int);
+	btf__add_func_param(mod, "bprm", st);
+	btf__add_func_param(mod, "n", t_int);
+	btf__add_func(mod, "mymod_init", BTF_FUNC_GLOBAL, proto);
+	snprintf(path, sizeof(path), "%s/mymod", dir);
+	raw = btf__raw_data(mod, &size);
+	f = fopen(path, "w");
+	if (raw && f && fwrite(raw, 1, size, f) == size)
+		ret = 0;
+out:
+	if (f)
+		fclose(f);
+	btf__free(mod);
+	btf__free(base);
+	return ret;
+}
+
+static void test_module(void **state)
+{
+	char dir[] = "/tmp/test_btf_mod.XXXXXX", path[4200];
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_btf *kb;
+	char **v;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(module_btfs(dir), 0);
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	kb = kt_btf_open(path, kallsyms, blacklist, filters, &kt_arch_x86_64);
+	assert_non_null(kb);
+
+	/* MOD:FUNC: kallsyms' "[mymod]", the module's split BTF */
+	expect_func(kb, "mymod:mymod_init", 0, NULL);
+	expect_func(kb, "mymod:mymod_func", -EPERM,
+		    "kernel function 'mymod:mymod_func' is on the kprobe blacklist and cannot be probed");
+	expect_func(kb, "mymod:mymod_int", -ENOENT,
+		    "no such kernel function 'mymod:mymod_int'; did you mean: mymod:mymod_init, mymod:mymod_func?");
+	expect_func(kb, "mymod:do_sys_open", -ENOENT,
+		    "no such kernel function 'mymod:do_sys_open'");
+	expect_func(kb, "othermod:mymod_init", -ENOENT,
+		    "no module 'othermod' is loaded (no symbol of it in kallsyms): load it first");
+	expect_func(kb, "my-mod:mymod_init", -EINVAL,
+		    "'my-mod:mymod_init' is not a valid kernel symbol name");
+	expect_arg(kb, "mymod:mymod_init", "bprm->filename", false,
+		   "+0(+8(%di))", "string");
+	expect_arg(kb, "mymod:mymod_init", "n", false, "%si", "s32");
+	/* plain FUNC that only a module has: the module's BTF too */
+	expect_arg(kb, "mymod_init", "bprm->x", false, "+0(%di)", "s64");
+	expect_arg(kb, "vm_func", "n", false, "%di", "s32");
+	expect_arg_err(kb, "mymod:vm_func", "n", false, -ENOENT,
+		       "the BTF of module mymod has no prototype for 'vm_func' (inlined, or not a function)",
+		       -2);
+	expect_arg_err(kb, "mymod:mymod_init", "bprm->nope", false, -ENOENT,
+		       NULL, 6);
+	v = kt_btf_params(kb, "mymod:mymod_init", true, &err);
+	assert_non_null(v);
+	assert_string_equal(v[0], "struct binprm *bprm");
+	assert_string_equal(v[1], "int n");
+	assert_null(v[2]);
+	ktrace_strv_free(v);
+	/* suggestions name a module's functions as MOD:FUNC */
+	v = kt_btf_suggest(kb, "mymod_int", 1);
+	assert_non_null(v);
+	assert_string_equal(v[0], "mymod:mymod_init");
+	ktrace_strv_free(v);
+	assert_int_equal(kt_btf_func_size(kb, "mymod:mymod_func"), 0x100);
+	assert_int_equal(kt_btf_func_size(kb, "othermod:mymod_func"), 0);
+	kt_btf_free(kb);
+
+	/* no BTF file for the module */
+	snprintf(path, sizeof(path), "%s/mymod", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	kb = kt_btf_open(path, kallsyms, blacklist, filters, &kt_arch_x86_64);
+	assert_non_null(kb);
+	snprintf(path, sizeof(path),
+		 "cannot read the BTF of module mymod from %s/mymod: No such file or directory",
+		 dir);
+	expect_arg_err(kb, "mymod:mymod_init", "n", false, -ENOENT, path, -2);
+	kt_btf_free(kb);
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* ------------------------------------------------------ the host's BTF */
 
 /* Byte offset of member name in struct sname, from BTF directly. */
@@ -889,6 +1015,7 @@ int main(void)
 						abi_setup, synth_teardown),
 		cmocka_unit_test(test_heuristic_user),
 		cmocka_unit_test(test_no_btf),
+		cmocka_unit_test(test_module),
 		cmocka_unit_test(test_vmlinux),
 	};
 

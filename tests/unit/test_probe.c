@@ -83,6 +83,11 @@ static int group_setup(void **state)
 		return -1;
 	setenv("KTRACE_KALLSYMS", fx, 1);
 	free(fx);
+	/* the loaded modules: binfmt_misc (in the kallsyms fixture), loop */
+	if (asprintf(&fx, "%s/tests/fixtures/probe/modules", srcdir) < 0)
+		return -1;
+	setenv("KTRACE_MODULES", fx, 1);
+	free(fx);
 	if (asprintf(&fx, "%s/tests/fixtures", srcdir) < 0)
 		return -1;
 	setenv("KTRACE_FIXTURES", fx, 1);
@@ -96,6 +101,7 @@ static int group_teardown(void **state)
 	sh("rm -rf '%s'", bindir);
 	free(probed_real);
 	unsetenv("KTRACE_KALLSYMS");
+	unsetenv("KTRACE_MODULES");
 	return 0;
 }
 
@@ -299,6 +305,45 @@ static void test_kernel_raw(void **state)
 		   KTRACE_KIND_KPROBE);
 	expect_def("ev=vfs_read+0x10", NULL, "p:ktrace/ev vfs_read+16",
 		   KTRACE_KIND_KPROBE);
+}
+
+/*
+ * MOD:FUNC, a loaded module's function (KTRACE_MODULES' fixture): a kprobe
+ * in the kprobe syntax, "-" in the module's name as the kernel spells it
+ * ("_"); a name no module has stays BINARY:SYMBOL, and says so when no
+ * program has it either; "did you mean" names the module's functions.
+ */
+static void test_kernel_module(void **state)
+{
+	(void)state;
+	expect_def("binfmt_misc:load_misc_binary", NULL,
+		   "p:ktrace/load_misc_binary binfmt_misc:load_misc_binary",
+		   KTRACE_KIND_KPROBE);
+	expect_def("ev=binfmt-misc:load_misc_binary+4 %di", NULL,
+		   "p:ktrace/ev binfmt_misc:load_misc_binary+4 arg1=%di",
+		   KTRACE_KIND_KPROBE);
+	expect_def("binfmt_misc:load_misc_binary%return $retval:s32", NULL,
+		   "r:ktrace/load_misc_binary__return binfmt_misc:load_misc_binary retval=$retval:s32",
+		   KTRACE_KIND_KRETPROBE);
+	/* the function is binfmt_misc's, not loop's nor vmlinux's */
+	expect_err("binfmt_misc:load_misc_binry", NULL, ENOENT, 0,
+		   "no such kernel function 'binfmt_misc:load_misc_binry'; did you mean: binfmt_misc:load_misc_binary",
+		   NULL);
+	expect_err("loop:load_misc_binary", NULL, ENOENT, 0,
+		   "no such kernel function 'loop:load_misc_binary'", NULL);
+	expect_err("binfmt_misc:do_sys_open", NULL, ENOENT, 0,
+		   "'binfmt_misc:do_sys_open'", NULL);
+	/* a data symbol of the module is no function */
+	expect_err("binfmt_misc:bm_fs_type", NULL, ENOENT, 0,
+		   "no such kernel function 'binfmt_misc:bm_fs_type'", NULL);
+	/* plain FUNC: the module's function is suggested as MOD:FUNC */
+	expect_err("load_misc_binry", NULL, ENOENT, 0,
+		   "did you mean: binfmt_misc:load_misc_binary", NULL);
+	/* no module, no program of that name */
+	expect_err("kt_nomod:func", NULL, ENOENT, 0,
+		   "nor is a kernel module 'kt_nomod' loaded", NULL);
+	/* a path is a program, whatever is loaded */
+	expect_err("./binfmt_misc:load_misc_binary", NULL, 0, 0, NULL, NULL);
 }
 
 static void test_kernel_group_option(void **state)
@@ -1308,6 +1353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kernel_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_group_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_module, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_btf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eprobe_defs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eprobe_errors, setup, teardown),
