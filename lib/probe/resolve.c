@@ -126,6 +126,95 @@ static bool return_args_supported(struct ktrace_tfs *tfs)
 	return ok;
 }
 
+/* The loaded modules' list: /proc/modules ($KTRACE_MODULES); the caller
+ * frees it. NULL when it cannot be read. */
+static char *modules_read(void)
+{
+	const char *path = getenv("KTRACE_MODULES");
+
+	return kt_read_file(path && *path ? path : "/proc/modules", NULL);
+}
+
+/* Is kernel module mod loaded? */
+static bool module_loaded(const char *mod)
+{
+	char *buf = modules_read();
+	size_t n = strlen(mod);
+	bool found = false;
+
+	/* "binfmt_misc 24576 1 - Live 0xffffffffc0a00000" */
+	for (char *l = buf; l && *l && !found; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		found = !strncmp(l, mod, n) && l[n] == ' ';
+	}
+	free(buf);
+	return found;
+}
+
+/* The loaded module whose name is closest to mod's (a string the caller
+ * frees), or NULL: none is close, or no memory. */
+static char *module_close(const char *mod)
+{
+	char *buf = modules_read(), *best = NULL;
+	struct kt_suggest sg;
+
+	if (!buf || kt_suggest_init(&sg, mod, 1, false)) {
+		free(buf);
+		return NULL;
+	}
+	for (char *l = buf; *l; ) {
+		size_t n = strcspn(l, " \n");
+
+		kt_suggest_add(&sg, l, (int)n, l);
+		l += strcspn(l, "\n");
+		if (*l)
+			l++;
+	}
+	kt_suggest_fini(&sg);
+	if (sg.nbest)
+		best = strndup(sg.best[0].name,
+			       strcspn(sg.best[0].name, " \n"));
+	free(buf);
+	return best;
+}
+
+/*
+ * "MOD:FUNC" parsed as BINARY:SYMBOL: when MOD is a loaded kernel module,
+ * a kprobe on its function FUNC (kprobe syntax "MOD:FUNC", kept as p->func
+ * for the BTF lookups). A program of that name is reached by a path
+ * ("./MOD:SYMBOL"). 0 or -ENOMEM.
+ */
+static int module_probe(struct ktrace_probe *p)
+{
+	char *mod, *func;
+
+	if (!p->maybe_module || p->dyn != PROBE_KU || !p->func)
+		return 0;
+	mod = strdup(p->binary);
+	if (!mod)
+		return -ENOMEM;
+	for (char *c = mod; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	if (!module_loaded(mod)) {
+		free(mod);
+		return 0;
+	}
+	if (asprintf(&func, "%s:%s", mod, p->func) < 0) {
+		free(mod);
+		return -ENOMEM;
+	}
+	free(mod);
+	free(p->func);
+	free(p->binary);
+	p->func = func;
+	p->binary = NULL;
+	p->user = false;
+	p->maybe_module = false;
+	return 0;
+}
+
 static int resolve_kernel(struct ktrace_probe *p, struct ktrace_resolver *res,
 			  struct ktrace_err *err)
 {
@@ -258,12 +347,17 @@ static int resolve_user(struct ktrace_probe *p, struct ktrace_err *err)
 
 	ue = kt_uelf_open(p->binary, &sub);
 	if (!ue) {
+		char *close = p->maybe_module ? module_close(p->binary) : NULL;
+
 		ret = -errno;
 		ret = kt_probe_err(err, p->spec, p->lstart, ret ? -ret : ENOENT,
-			   "%s%s%s%s", sub.msg ? sub.msg : "cannot open binary",
+			   "%s%s%s%s%s%s%s", sub.msg ? sub.msg : "cannot open binary",
 			   p->maybe_module ? "; nor is a kernel module '" : "",
 			   p->maybe_module ? p->binary : "",
-			   p->maybe_module ? "' loaded" : "");
+			   p->maybe_module ? "' loaded" : "",
+			   close ? " (did you mean the module " : "",
+			   close ? close : "", close ? "?)" : "");
+		free(close);
 		ktrace_err_clear(&sub);
 		return ret;
 	}
@@ -419,60 +513,6 @@ static int build_definition(struct ktrace_probe *p)
 	free(p->def);
 	p->fmt = fmt;
 	p->def = def;
-	return 0;
-}
-
-/* Is kernel module mod loaded? /proc/modules ($KTRACE_MODULES) says. */
-static bool module_loaded(const char *mod)
-{
-	const char *path = getenv("KTRACE_MODULES");
-	char *buf = kt_read_file(path && *path ? path : "/proc/modules", NULL);
-	size_t n = strlen(mod);
-	bool found = false;
-
-	/* "binfmt_misc 24576 1 - Live 0xffffffffc0a00000" */
-	for (char *l = buf; l && *l && !found; l = strchr(l, '\n')) {
-		if (*l == '\n')
-			l++;
-		found = !strncmp(l, mod, n) && l[n] == ' ';
-	}
-	free(buf);
-	return found;
-}
-
-/*
- * "MOD:FUNC" parsed as BINARY:SYMBOL: when MOD is a loaded kernel module,
- * a kprobe on its function FUNC (kprobe syntax "MOD:FUNC", kept as p->func
- * for the BTF lookups). A program of that name is reached by a path
- * ("./MOD:SYMBOL"). 0 or -ENOMEM.
- */
-static int module_probe(struct ktrace_probe *p)
-{
-	char *mod, *func;
-
-	if (!p->maybe_module || p->dyn != PROBE_KU || !p->func)
-		return 0;
-	mod = strdup(p->binary);
-	if (!mod)
-		return -ENOMEM;
-	for (char *c = mod; *c; c++)
-		if (*c == '-')
-			*c = '_';
-	if (!module_loaded(mod)) {
-		free(mod);
-		return 0;
-	}
-	if (asprintf(&func, "%s:%s", mod, p->func) < 0) {
-		free(mod);
-		return -ENOMEM;
-	}
-	free(mod);
-	free(p->func);
-	free(p->binary);
-	p->func = func;
-	p->binary = NULL;
-	p->user = false;
-	p->maybe_module = false;
 	return 0;
 }
 

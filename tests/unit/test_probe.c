@@ -342,6 +342,10 @@ static void test_kernel_module(void **state)
 	/* no module, no program of that name */
 	expect_err("kt_nomod:func", NULL, ENOENT, 0,
 		   "nor is a kernel module 'kt_nomod' loaded", NULL);
+	/* a loaded module's name close to it */
+	expect_err("binfmt_msc:load_misc_binary", NULL, ENOENT, 0,
+		   "nor is a kernel module 'binfmt_msc' loaded (did you mean the module binfmt_misc?)",
+		   NULL);
 	/* a path is a program, whatever is loaded */
 	expect_err("./binfmt_misc:load_misc_binary", NULL, 0, 0, NULL, NULL);
 }

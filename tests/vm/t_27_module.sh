@@ -19,7 +19,7 @@ D=/tmp/kt27
 mkdir -p $D
 kt27_cleanup() {
 	local ev
-	for ev in $(sed -n 's/^[pr][0-9]*:\(ktrace[^ ]*\) binfmt_misc:.*/\1/p' $T/kprobe_events); do
+	for ev in $(sed -n 's/^[pr][0-9]*:\([^ ]*\) binfmt_misc:.*/\1/p' $T/kprobe_events); do
 		echo 0 > $T/events/$ev/enable
 		echo "-:$ev" >> $T/kprobe_events
 	done
@@ -49,11 +49,17 @@ expect_exit module-typo-plain 1 ktrace probe add 'load_misc_binry'
 expect_contains module-typo-plain-suggest "$OUT" "binfmt_misc:load_misc_binary"
 expect_exit module-not-loaded 1 ktrace probe add 'kt27_nomod:func'
 expect_contains module-not-loaded-why "$OUT" "nor is a kernel module 'kt27_nomod' loaded"
+expect_exit module-name-typo 1 ktrace probe add 'binfmt_msc:load_misc_binary'
+expect_contains module-name-typo-suggest "$OUT" "did you mean the module binfmt_misc?"
 expect_exit module-nofield 1 ktrace probe add 'binfmt_misc:load_misc_binary bprm->nofield'
 expect_contains module-nofield-why "$OUT" "has no field 'nofield'"
 expect_eq module-refused-nothing "" "$(grep binfmt_misc $T/kprobe_events)"
 
 # --- probe add: MOD:FUNC with a BTF argument; its return. ----------------
+# a plain FUNC only the module has: its BTF too
+expect_ok module-plain ktrace probe add --dry-run 'load_misc_binary bprm->filename'
+expect_match module-plain-def "$OUT" \
+	'^p:ktrace/load_misc_binary load_misc_binary bprm_filename=\+0\(\+[0-9]+\(%[a-z0-9]+\)\):string$'
 expect_ok module-add ktrace probe add 'binfmt_misc:load_misc_binary bprm->filename'
 expect_match module-add-def "$(cat $T/kprobe_events)" \
 	'^p:ktrace/load_misc_binary binfmt_misc:load_misc_binary bprm_filename=\+0\(\+[0-9]+\(%[a-z0-9]+\)\):string$'
@@ -89,9 +95,15 @@ expect_no_ktrace module-inline-clean
 # --- probe del; the module goes; the file still names its frame. ---------
 expect_ok module-del ktrace probe del 'ktrace:load_misc_binary*'
 expect_eq module-del-gone "" "$(grep binfmt_misc $T/kprobe_events)"
+# a probe outlives its module: listed and deleted after rmmod
+expect_ok module-add-again ktrace probe add 'kt27m:gone=binfmt_misc:load_misc_binary'
 umount /proc/sys/fs/binfmt_misc
 expect_ok module-rmmod rmmod binfmt_misc
 expect_eq module-unloaded "" "$(grep '^binfmt_misc ' /proc/modules)"
+expect_ok module-list-unloaded ktrace probe list 'kt27m:*'
+expect_match module-list-unloaded-probe "$OUT" '^kprobe +kt27m:gone +binfmt_misc:load_misc_binary'
+expect_ok module-del-unloaded ktrace probe del 'kt27m:*'
+expect_eq module-del-unloaded-gone "" "$(grep binfmt_misc $T/kprobe_events)"
 expect_ok module-report-unloaded ktrace report -i $D/m.kt
 expect_match module-file-frame "$OUT" \
 	'^[[:space:]]+[0-9a-f]+ load_misc_binary\+0x[0-9a-f]+ \(\[binfmt_misc\]\)$'
