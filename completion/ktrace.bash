@@ -170,6 +170,20 @@ _ktrace_ffuncs()
 		"$dir/available_filter_functions" 2>/dev/null | sort -u | head -500))
 }
 
+# probe add's kernel functions: the traceable ones, a module's also as
+# MOD:FUNC (the probe grammar's name for it)
+_ktrace_kfuncs()
+{
+	local dir=${KTRACE_TRACEFS:-/sys/kernel/tracing}
+	COMPREPLY=($(awk -v p="$cur" '{
+			if (index($1, p) == 1) print $1
+			if ($2 ~ /^\[.*\]$/) {
+				m = substr($2, 2, length($2) - 2) ":" $1
+				if (index(m, p) == 1) print m
+			}
+		}' "$dir/available_filter_functions" 2>/dev/null | sort -u | head -500))
+}
+
 _ktrace()
 {
 	local cur prev words cword
@@ -342,7 +356,13 @@ _ktrace()
 			for ((i = ci + 1; i < cword; i++)); do
 				[[ ${words[i]} == -x || ${words[i]} == --exec ]] && bin=${words[i + 1]}
 			done
-			[[ -n $bin ]] && _ktrace_words "$cur" $(_ktrace_syms "$bin") ;;
+			if [[ -n $bin ]]; then
+				_ktrace_words "$cur" $(_ktrace_syms "$bin")
+			else
+				# without -x: kernel functions (MOD:FUNC too)
+				_ktrace_kfuncs
+				__ltrim_colon_completions "$cur" 2>/dev/null
+			fi ;;
 		esac ;;
 	report)
 		# --diff OLD NEW: NEW is a file too

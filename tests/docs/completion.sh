@@ -138,6 +138,9 @@ check "functions for ftrace -n: the last item of a list" "$(printf '%s\n' vfs_re
 	$KTRACE ftrace -n vfs_read,vfs_w
 check "module functions for ftrace -g" "$(printf '%s\n' ext4_file_read_iter)" $KTRACE ftrace -g ext4_f
 has "a command after ftrace --" "true" $KTRACE ftrace -f vfs_read -- tru
+check "kernel functions for probe add" "$(printf '%s\n' vfs_read vfs_readv)" $KTRACE probe add vfs_rea
+check "a module's function for probe add" "$(printf '%s\n' ext4_file_read_iter)" $KTRACE probe add ext4_f
+check "a module's function as MOD:FUNC" "$(printf '%s\n' ext4_file_read_iter)" $KTRACE probe add ext4:ext4_f
 KTRACE_TRACEFS=$PWD/tests/fixtures/tracefs
 rm -r $ffdir
 # what needs the hist command itself: its options, its recipes
