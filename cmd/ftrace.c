@@ -74,6 +74,8 @@ static const struct option ftrace_opts[] = {
 };
 
 #define COMM_SLOTS 1024
+/* symbols looked up last, by address: a trace names few functions */
+#define SYM_SLOTS 256	/* the slot: the address hashed to 8 bits */
 
 struct comm {
 	int pid;
@@ -110,6 +112,7 @@ struct ftrace_cmd {
 	struct ktrace_record *rec;	/* report: the file read */
 	struct kt_profile counts;
 	struct comm *comms;		/* COMM_SLOTS, by pid */
+	struct { uint64_t addr; const char *name; } symc[SYM_SLOTS];
 	char *cmdlines;			/* saved_cmdlines, read once */
 	bool cmdlines_read;
 	int pidfd;
@@ -450,18 +453,74 @@ static const char *comm_of(struct ftrace_cmd *fc, int pid)
 static const char *sym_of(struct ftrace_cmd *fc, uint64_t addr, char *buf,
 			  size_t len)
 {
-	const char *name = kt_symtab_find(fc->syms, addr, NULL);
+	unsigned int slot = (addr * 0x9e3779b97f4a7c15ull) >> 56;
+	const char *name;
 
-	if (name)
+	if (addr && fc->symc[slot].addr == addr)
+		return fc->symc[slot].name;
+	name = kt_symtab_find(fc->syms, addr, NULL);
+	if (name) {
+		fc->symc[slot].addr = addr;
+		fc->symc[slot].name = name;
 		return name;
+	}
 	snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;
 }
 
-static void ts_text(uint64_t ts, char *buf, size_t len)
+/* A text line's longest piece (a symbol: KSYM_NAME_LEN) and the line. */
+#define NAME_MAX_OUT 512
+#define LINE_MAX_OUT (4 * 16 + 3 * NAME_MAX_OUT + 128)
+
+/* s (at most NAME_MAX_OUT bytes of it) at p; the end. */
+static char *put_str(char *p, const char *s)
 {
-	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ts / 1000000000,
-		 ts % 1000000000 / 1000);
+	size_t n = strnlen(s, NAME_MAX_OUT);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* "sec.usec" as the trace file shows it; the end. */
+static char *put_ts(char *p, uint64_t ts)
+{
+	p = kt_put_uint(p, ts / 1000000000, 0, ' ');
+	*p++ = '.';
+	return kt_put_uint(p, ts % 1000000000 / 1000, 6, '0');
+}
+
+/* The task's name, escaped (a traced program names itself), padded to
+ * width on the left (right-aligned) or the right; the end. */
+static char *put_comm(struct ftrace_cmd *fc, char *p, int pid, int width)
+{
+	const char *comm = comm_of(fc, pid);
+	char esc[4 * 16 + 1];
+	size_t n = kt_text_escape(esc, comm, strnlen(comm, 16));
+
+	for (int i = (int)n; i < -width; i++)
+		*p++ = ' ';
+	memcpy(p, esc, n);
+	p += n;
+	for (int i = (int)n; i < width; i++)
+		*p++ = ' ';
+	return p;
+}
+
+/* A pid left-aligned in 7 columns ("%-7d"); the end. */
+static char *put_comm_pid(char *p, int pid)
+{
+	char *e = kt_put_int(p, pid, 0);
+
+	while (e - p < 7)
+		*e++ = ' ';
+	return e;
+}
+
+/* The line at buf, up to p, written out. */
+static void put_line(struct ftrace_cmd *fc, const char *buf, char *p)
+{
+	*p++ = '\n';
+	fwrite(buf, 1, p - buf, fc->ctx->out);
 }
 
 /* "comm", "pid", "cpu", "time" of a record's object. */
@@ -478,15 +537,25 @@ static void json_head(struct ftrace_cmd *fc, struct kt_json *j, int pid,
 
 static void show_call(struct ftrace_cmd *fc, const struct kt_frec *r)
 {
-	char b1[32], b2[32], ts[32];
+	char b1[32], b2[32];
 	const char *fn = sym_of(fc, r->ip, b1, sizeof(b1));
 	const char *parent = sym_of(fc, r->parent, b2, sizeof(b2));
 	struct kt_json *j;
 
 	if (!fc->ctx->json) {
-		ts_text(r->ts, ts, sizeof(ts));
-		fprintf(fc->ctx->out, "%s %d [%03d] %s: %s <- %s\n",
-			comm_of(fc, r->pid), r->pid, r->cpu, ts, fn, parent);
+		char line[LINE_MAX_OUT], *p = put_comm(fc, line, r->pid, 0);
+
+		*p++ = ' ';
+		p = kt_put_int(p, r->pid, 0);
+		memcpy(p, " [", 2);
+		p = kt_put_uint(p + 2, r->cpu, 3, '0');
+		memcpy(p, "] ", 2);
+		p = put_ts(p + 2, r->ts);
+		memcpy(p, ": ", 2);
+		p = put_str(p + 2, fn);
+		memcpy(p, " <- ", 4);
+		p = put_str(p + 4, parent);
+		put_line(fc, line, p);
 		return;
 	}
 	j = kt_json(fc->ctx);
@@ -519,7 +588,7 @@ static void graph_json(struct ftrace_cmd *fc, const struct kt_fgline *l,
 static void graph_line(void *arg, const struct kt_fgline *l)
 {
 	struct ftrace_cmd *fc = arg;
-	char b[32], ts[32], dur[32] = "";
+	char b[32], line[LINE_MAX_OUT], dur[32], *p, *d = dur;
 	const char *fn = sym_of(fc, l->func, b, sizeof(b));
 	int indent = 2 * l->depth + 1;
 
@@ -527,20 +596,46 @@ static void graph_line(void *arg, const struct kt_fgline *l)
 		graph_json(fc, l, fn);
 		return;
 	}
-	ts_text(l->ts, ts, sizeof(ts));
-	if (l->kind != KT_FG_OPEN)
-		snprintf(dur, sizeof(dur), "%" PRIu64 ".%03" PRIu64 " us",
-			 l->dur / 1000, l->dur % 1000);
-	fprintf(fc->ctx->out, "%16s-%-7d [%03d] %s: %13s |%*s",
-		comm_of(fc, l->pid), l->pid, l->cpu, ts, dur, indent, "");
-	if (l->kind == KT_FG_OPEN)
-		fprintf(fc->ctx->out, "%s() {\n", fn);
-	else if (l->kind == KT_FG_LEAF)
-		fprintf(fc->ctx->out, "%s();\n", fn);
-	else if (l->comment)
-		fprintf(fc->ctx->out, "} /* %s */\n", fn);
-	else
-		fputs("}\n", fc->ctx->out);
+	/* "%16s-%-7d [%03d] %s: %13s |" and the indent */
+	p = put_comm(fc, line, l->pid, -16);
+	*p++ = '-';
+	p = put_comm_pid(p, l->pid);
+	memcpy(p, " [", 2);
+	p = kt_put_uint(p + 2, l->cpu, 3, '0');
+	memcpy(p, "] ", 2);
+	p = put_ts(p + 2, l->ts);
+	*p++ = ':';
+	*p++ = ' ';
+	if (l->kind != KT_FG_OPEN) {
+		d = kt_put_uint(d, l->dur / 1000, 0, ' ');
+		*d++ = '.';
+		d = kt_put_uint(d, l->dur % 1000, 3, '0');
+		memcpy(d, " us", 3);
+		d += 3;
+	}
+	for (long i = d - dur; i < 13; i++)
+		*p++ = ' ';
+	memcpy(p, dur, d - dur);
+	p += d - dur;
+	*p++ = ' ';
+	*p++ = '|';
+	indent = indent < 2 * NAME_MAX_OUT ? indent : 2 * NAME_MAX_OUT;
+	memset(p, ' ', indent);
+	p += indent;
+	if (l->kind == KT_FG_OPEN) {
+		p = put_str(p, fn);
+		p = memcpy(p, "() {", 4) + 4;
+	} else if (l->kind == KT_FG_LEAF) {
+		p = put_str(p, fn);
+		p = memcpy(p, "();", 3) + 3;
+	} else if (l->comment) {
+		p = memcpy(p, "} /* ", 5) + 5;
+		p = put_str(p, fn);
+		p = memcpy(p, " */", 3) + 3;
+	} else {
+		*p++ = '}';
+	}
+	put_line(fc, line, p);
 }
 
 static int count_call(struct ftrace_cmd *fc, const struct kt_frec *r)
@@ -604,8 +699,8 @@ static int file_rec(struct ftrace_cmd *fc, const struct kt_frec *r)
 	return kt_ftw_add(fc->ftw, r, data, size);
 }
 
-/* What the buffers hold now, shown (or written, -o). */
-static int drain(struct ftrace_cmd *fc)
+/* A batch of what the buffers hold, shown (or written, -o). */
+static int drain_batch(struct ftrace_cmd *fc)
 {
 	const struct kt_frec *v;
 	size_t n;
@@ -615,14 +710,30 @@ static int drain(struct ftrace_cmd *fc)
 		return kt_error(fc->ctx, KT_FAIL,
 				"cannot read the trace buffers: %s",
 				strerror(-ret));
-	for (size_t i = 0; !ret && i < n; i++)
+	for (size_t i = 0; !ret && i < n; i++) {
+		/* the kernel's buffers emptied while the batch is shown */
+		if (i % 512 == 511)
+			kt_fpipe_fill(fc->pipe);
 		ret = fc->ftw ? file_rec(fc, &v[i]) : show_rec(fc, &v[i]);
+	}
 	if (ret == -ENOMEM)
 		return kt_error(fc->ctx, KT_FAIL, "out of memory");
 	if (ret)
 		return kt_error(fc->ctx, KT_FAIL, "writing '%s' failed: %s",
 				fc->output, strerror(-ret));
 	return ferror(fc->ctx->out) ? KT_FAIL : KT_OK;
+}
+
+/* What the buffers hold now, shown a batch at a time (a bounded number:
+ * the loop checks its end between them). */
+static int drain(struct ftrace_cmd *fc)
+{
+	int ret, batches = 0;
+
+	do
+		ret = drain_batch(fc);
+	while (!ret && kt_fpipe_pending(fc->pipe) && ++batches < 64);
+	return ret;
 }
 
 static int ftrace_round(void *arg, bool *gone)
@@ -632,8 +743,9 @@ static int ftrace_round(void *arg, bool *gone)
 	int n = 1 + kt_fpipe_pollfds(fc->pipe, pfd + 1, 256);
 
 	/* woken by the end of the process, or by a CPU's buffer filling
-	 * (buffer_percent), else every 100 ms */
-	poll(pfd, n, 100);
+	 * (buffer_percent), else every 100 ms; at once while records wait
+	 * in memory */
+	poll(pfd, n, kt_fpipe_pending(fc->pipe) ? 0 : 100);
 	if (drain(fc))
 		return -1;
 	fflush(fc->ctx->out);
@@ -853,7 +965,8 @@ static int ftrace_loop(struct ftrace_cmd *fc, bool *stopped)
 	do {
 		before = fc->records;
 		ret = drain(fc);
-	} while (!ret && fc->records != before);
+	} while (!ret && (fc->records != before ||
+			  kt_fpipe_pending(fc->pipe)));
 	if (!ret && fc->fg)
 		kt_fgraph_flush(fc->fg, graph_line, fc);
 	if (j)

@@ -88,6 +88,16 @@ char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * memory limit (ulimit -v) instead of failing.
  */
 bool kt_mem_headroom(size_t n);
+/*
+ * The hot paths' integer printers (text lines by hand, not printf): the
+ * decimal digits of v at p, right-aligned in width (kt_put_uint: padded
+ * with pad; kt_put_int: with blanks, the sign before the digits). p holds
+ * max(width, 21) bytes; returns the end (not NUL-terminated).
+ */
+char *kt_put_uint(char *p, unsigned long long v, int width, char pad);
+char *kt_put_int(char *p, long long v, int width);
+/* MemAvailable of /proc/meminfo in bytes, or 0 when it does not say. */
+uint64_t kt_mem_available(void);
 
 /* Append s to the NULL-terminated vector *v (n entries). 0 or -ENOMEM. */
 int kt_strv_push(char ***v, size_t *n, char *s);

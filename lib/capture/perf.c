@@ -210,24 +210,9 @@ static int ring_map(struct kt_perf *p, int fd, int cpu)
 	return 0;
 }
 
-/* MemAvailable in bytes, or 0 when /proc/meminfo does not say. */
-static uint64_t mem_available(void)
-{
-	char *t = kt_read_file("/proc/meminfo", NULL), *at;
-	unsigned long long kb = 0;
-
-	if (!t)
-		return 0;
-	at = strstr(t, "MemAvailable:");
-	if (!at || sscanf(at, "MemAvailable: %llu kB", &kb) != 1)
-		kb = 0;
-	free(t);
-	return kb * 1024;
-}
-
 static bool ring_memory_too_large(size_t map_len, int nr_rings)
 {
-	uint64_t avail = mem_available();
+	uint64_t avail = kt_mem_available();
 
 	return avail && (uint64_t)map_len * nr_rings > avail / 2;
 }
@@ -242,7 +227,7 @@ static bool ring_memory_too_large(size_t map_len, int nr_rings)
  */
 static size_t stack_ring_pages(size_t pages, size_t page, int nr_rings)
 {
-	uint64_t all = 256ull << 20, avail = mem_available();
+	uint64_t all = 256ull << 20, avail = kt_mem_available();
 
 	if (avail && avail / 8 < all)
 		all = avail / 8;
@@ -646,7 +631,7 @@ int kt_perf_advice(const struct kt_perf_fail *f, char *buf, size_t len)
 				"%d ring(s) of %zu KiB would lock %llu MiB, more than half of the memory available (%llu MiB).\nUse a smaller -m.",
 				f->nr_rings, f->ring_bytes / 1024,
 				(unsigned long long)f->ring_bytes * f->nr_rings >> 20,
-				(unsigned long long)(mem_available() >> 20));
+				(unsigned long long)(kt_mem_available() >> 20));
 	if (f->stage == KT_PERF_STAGE_MMAP && f->err == ENOMEM)
 		return snprintf(buf, len,
 				"the kernel could not allocate %d ring(s) of %zu KiB.\nUse a smaller -m.",

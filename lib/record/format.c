@@ -168,38 +168,6 @@ static char *out_reserve(struct ktrace_record *r, size_t used, size_t n)
 	return r->fmt.out + used;
 }
 
-/* Decimal digits of v, right-aligned in width (space or zero padded). */
-static char *put_uint(char *p, unsigned long long v, int width, char pad)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (width-- > n)
-		*p++ = pad;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-static char *put_int(char *p, long long v, int width)
-{
-	if (v < 0) {
-		char tmp[24], *e = put_uint(tmp, -(unsigned long long)v, 0, ' ');
-		int n = e - tmp;
-
-		while (width-- > n + 1)
-			*p++ = ' ';
-		*p++ = '-';
-		memcpy(p, tmp, n);
-		return p + n;
-	}
-	return put_uint(p, v, width, ' ');
-}
-
 /* Append r->fmt.seq's text to the line at *used. 0 or -ENOMEM. */
 /* Append the seq's text to the line; escaped: its control characters
  * written as escapes (an event's strings are the traced program's). */
@@ -422,24 +390,24 @@ static const char *format_text(struct ktrace_record *r,
 	for (size_t i = clen; i < 16; i++)
 		*p++ = ' ';
 	*p++ = ' ';
-	p = put_int(p, s->pid, 7);
+	p = kt_put_int(p, s->pid, 7);
 	if (s->pid != s->tid) {
 		*p++ = '/';
-		p = put_int(p, s->tid, 0);
+		p = kt_put_int(p, s->tid, 0);
 	}
 	*p++ = ' ';
 	*p++ = '[';
-	p = put_uint(p, s->cpu, 3, '0');
+	p = kt_put_uint(p, s->cpu, 3, '0');
 	*p++ = ']';
 	*p++ = ' ';
-	p = put_uint(p, s->time / 1000000000ull, 0, ' ');
+	p = kt_put_uint(p, s->time / 1000000000ull, 0, ' ');
 	*p++ = '.';
-	p = put_uint(p, s->time % 1000000000ull, 9, '0');
+	p = kt_put_uint(p, s->time % 1000000000ull, 9, '0');
 	*p++ = ':';
 	*p++ = ' ';
 	if (!e->te) {
 		/* a sampling event, as perf script: "PERIOD event: IP SYM" */
-		p = put_uint(p, s->period, 10, ' ');
+		p = kt_put_uint(p, s->period, 10, ' ');
 		*p++ = ' ';
 	}
 	memcpy(p, e->label, e->label_len);

@@ -466,6 +466,7 @@ struct kt_fpipe {
 	struct kt_pipe *pipe;
 	struct kt_frec *v;
 	size_t n, cap;
+	size_t cut;		/* v[cut..n): held back for the next _read() */
 	uint64_t missed;
 	/* with kt_fpipe_keep_raw(): each record's data, for a file */
 	bool keep_raw;
@@ -600,20 +601,116 @@ static int by_time(const void *a, const void *b)
 	return x->cpu - y->cpu;
 }
 
+/*
+ * Subbuffers of a CPU decoded by one _read() at most. What the kernel
+ * holds is taken into memory at each call (kt_pipe_fill: a copy, so that
+ * the buffers do not overflow while records are printed); the records
+ * are decoded a batch at a time.
+ */
+#define FPIPE_BATCH 16
+
+/* The records held back by the last _read() to the front of p->v (and
+ * their data to the front of p->raw); 0 or -ENOMEM. */
+static int take_held(struct kt_fpipe *p)
+{
+	size_t h = p->n - p->cut, bytes = 0;
+	unsigned char *tmp;
+
+	memmove(p->v, p->v + p->cut, h * sizeof(*p->v));
+	p->n = h;
+	p->cut = 0;
+	if (!p->keep_raw || !h) {
+		p->raw_len = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < h; i++)
+		bytes += p->v[i].raw_size;
+	tmp = malloc(bytes);
+	if (!tmp)
+		return -ENOMEM;
+	bytes = 0;
+	for (size_t i = 0; i < h; i++) {
+		memcpy(tmp + bytes, p->raw + p->v[i].raw_off, p->v[i].raw_size);
+		p->v[i].raw_off = bytes;
+		bytes += p->v[i].raw_size;
+	}
+	memcpy(p->raw, tmp, bytes);
+	free(tmp);
+	p->raw_len = bytes;
+	return 0;
+}
+
+/*
+ * The time up to which this batch holds every CPU's records: the first
+ * event of the first subbuffer left queued past a batch (UINT64_MAX when
+ * every queue fits in one).
+ */
+static uint64_t batch_horizon(const struct kt_fpipe *p)
+{
+	uint64_t h = UINT64_MAX;
+
+	for (int i = 0; i < kt_pipe_nr(p->pipe); i++) {
+		uint64_t t = kt_pipe_queued_time(p->pipe, i, FPIPE_BATCH);
+
+		if (t < h)
+			h = t;
+	}
+	return h;
+}
+
+/* How many of reader i's subbuffers the batch takes: the queued ones
+ * that start before horizon (a batch of them read at once when nothing
+ * could be queued). */
+static int batch_pages(const struct kt_fpipe *p, int i, uint64_t horizon)
+{
+	size_t k = 0, q = kt_pipe_queued(p->pipe, i);
+
+	if (!q)
+		return FPIPE_BATCH;
+	while (k < q && k < FPIPE_BATCH &&
+	       kt_pipe_queued_time(p->pipe, i, k) < horizon)
+		k++;
+	return (int)k;
+}
+
 int kt_fpipe_read(struct kt_fpipe *p, const struct kt_frec **out, size_t *n)
 {
-	long got = 0;
+	uint64_t horizon;
+	long got = take_held(p);
 
-	p->n = 0;
-	p->raw_len = 0;
+	if (got)
+		return (int)got;
+	got = kt_pipe_fill(p->pipe);
+	if (got == -ENOMEM)
+		got = 0;	/* read directly, as much as a batch */
+	horizon = batch_horizon(p);
 	for (int i = 0; got >= 0 && i < kt_pipe_nr(p->pipe); i++)
-		got = kt_pipe_read(p->pipe, i, 1024, decode_ev, p);
+		got = kt_pipe_read(p->pipe, i, batch_pages(p, i, horizon),
+				   decode_ev, p);
 	/* one CPU's records are in time order already: the sort merges */
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), by_time);
+	p->cut = p->n;
+	while (horizon != UINT64_MAX && p->cut && p->v[p->cut - 1].ts >= horizon)
+		p->cut--;
 	*out = p->v;
-	*n = p->n;
+	*n = p->cut;
 	return got < 0 ? (int)got : 0;
+}
+
+void kt_fpipe_fill(struct kt_fpipe *p)
+{
+	kt_pipe_fill(p->pipe);
+}
+
+bool kt_fpipe_pending(const struct kt_fpipe *p)
+{
+	if (p->cut < p->n)
+		return true;
+	for (int i = 0; i < kt_pipe_nr(p->pipe); i++)
+		if (kt_pipe_queued(p->pipe, i))
+			return true;
+	return false;
 }
 
 int kt_cpu_stats(const struct ktrace_inst *inst, int cpu, uint64_t *overrun,

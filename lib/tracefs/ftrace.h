@@ -85,15 +85,21 @@ int kt_fdec_decode(const struct kt_fdec *d, int cpu, uint64_t ts,
 /*
  * The per-CPU readers of an instance's trace_pipe_raw (cpus NULL: every
  * CPU it has) with the ftrace formats of its events/ftrace. _open(): NULL
- * + errno. _read(): what every CPU holds now (non-blocking), decoded and
- * sorted by time into *out (n records, *out the reader's: valid until the
- * next call); records of other events are skipped. 0 or -errno.
+ * + errno. _read(): what every CPU holds now (non-blocking) taken into
+ * memory, and the next batch of it decoded and sorted by time into *out
+ * (n records, *out the reader's: valid until the next call); records of
+ * other events are skipped. 0 or -errno. _pending(): whether records
+ * wait in memory for the next _read() (call it again without waiting).
+ * _fill(): what every CPU holds now into memory (between the records of
+ * a large batch: the kernel's buffers never wait for the printing).
  * _missed(): records the kernel lost between pages so far.
  */
 struct kt_fpipe;
 struct kt_fpipe *kt_fpipe_open(const struct ktrace_inst *inst,
 			       const int *cpus, int ncpus);
 int kt_fpipe_read(struct kt_fpipe *p, const struct kt_frec **out, size_t *n);
+bool kt_fpipe_pending(const struct kt_fpipe *p);
+void kt_fpipe_fill(struct kt_fpipe *p);
 uint64_t kt_fpipe_missed(const struct kt_fpipe *p);
 /* Keep each record's data from now on: kt_fpipe_raw() gives that of a
  * record of the last _read() (the reader's), NULL when not kept. */

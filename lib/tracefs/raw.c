@@ -13,11 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdint.h>
+
 #include <event-parse.h>
 #include <kbuffer.h>
 #include <tracefs.h>
 
+#include "base/internal.h"
 #include "tracefs/tfs_priv.h"
+
+/* Subbuffers read ahead of their events (kt_pipe_fill), a reader's FIFO:
+ * n of them from slot head on, in a ring of cap slots. */
+struct pqueue {
+	unsigned char *buf;
+	size_t head, n, cap;
+};
 
 struct kt_pipe {
 	int nr;			/* CPUs read */
@@ -25,7 +35,21 @@ struct kt_pipe {
 	void *page;		/* one subbuffer */
 	size_t page_size;
 	struct kbuffer *kbuf;
+	struct pqueue *q;	/* per reader */
+	size_t queued, max_queued;	/* subbuffers over all queues */
 };
+
+/* At most a quarter of the memory available when the pipe opens, 1 GiB,
+ * waits in the queues; then the kernel's buffer fills and it counts the
+ * loss. */
+static size_t queue_cap(size_t page_size)
+{
+	uint64_t all = 1ull << 30, avail = kt_mem_available();
+
+	if (avail && avail / 4 < all)
+		all = avail / 4;
+	return all / page_size > 16 ? all / page_size : 16;
+}
 
 /* The subbuffer size: buffer_subbuf_size_kb (Linux 6.8+), else a page. */
 static size_t subbuf_size(const struct ktrace_inst *inst)
@@ -67,11 +91,13 @@ struct kt_pipe *kt_pipe_open(const struct ktrace_inst *inst, const int *cpus,
 		return NULL;
 	p->fd = calloc(n > 0 ? n : 1, sizeof(*p->fd));
 	p->cpu = calloc(n > 0 ? n : 1, sizeof(*p->cpu));
+	p->q = calloc(n > 0 ? n : 1, sizeof(*p->q));
 	p->page_size = subbuf_size(inst);
+	p->max_queued = queue_cap(p->page_size);
 	p->page = malloc(p->page_size);
 	p->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 :
 				KBUFFER_LSIZE_4, KBUFFER_ENDIAN_LITTLE);
-	if (!p->fd || !p->cpu || !p->page || !p->kbuf)
+	if (!p->fd || !p->cpu || !p->q || !p->page || !p->kbuf)
 		goto fail;
 	ret = 0;
 	for (int i = 0; !ret && i < n; i++)
@@ -92,6 +118,9 @@ void kt_pipe_close(struct kt_pipe *p)
 		return;
 	for (int i = 0; i < p->nr; i++)
 		close(p->fd[i]);
+	for (int i = 0; p->q && i < p->nr; i++)
+		free(p->q[i].buf);
+	free(p->q);
 	if (p->kbuf)
 		kbuffer_free(p->kbuf);
 	free(p->fd);
@@ -110,10 +139,10 @@ int kt_pipe_fd(const struct kt_pipe *p, int i)
 	return p->fd[i];
 }
 
-/* The events of the subbuffer in p->page; the count handed, or fn's
- * non-zero (*stop set). */
-static long read_page(struct kt_pipe *p, int i, kt_pipe_fn fn, void *arg,
-		      bool *stop)
+/* The events of the subbuffer page; the count handed, or fn's non-zero
+ * (*stop set). */
+static long read_page(struct kt_pipe *p, int i, void *page, kt_pipe_fn fn,
+		      void *arg, bool *stop)
 {
 	struct kt_pipe_ev ev = { .cpu = p->cpu[i] };
 	unsigned long long ts;
@@ -121,7 +150,7 @@ static long read_page(struct kt_pipe *p, int i, kt_pipe_fn fn, void *arg,
 	void *data;
 	int ret;
 
-	if (kbuffer_load_subbuffer(p->kbuf, p->page) < 0)
+	if (kbuffer_load_subbuffer(p->kbuf, page) < 0)
 		return 0;
 	ev.missed = kbuffer_missed_events(p->kbuf);
 	for (data = kbuffer_read_event(p->kbuf, &ts); data;
@@ -140,20 +169,99 @@ static long read_page(struct kt_pipe *p, int i, kt_pipe_fn fn, void *arg,
 	return n;
 }
 
+static unsigned char *slot(const struct kt_pipe *p, const struct pqueue *q,
+			   size_t k)
+{
+	return q->buf + ((q->head + k) % q->cap) * p->page_size;
+}
+
+/* Room for one more subbuffer at the tail of q; 0 or -ENOMEM. */
+static int queue_grow(struct kt_pipe *p, struct pqueue *q)
+{
+	size_t cap = q->cap ? q->cap * 2 : 64;
+	unsigned char *nb;
+
+	if (q->n < q->cap)
+		return 0;
+	nb = malloc(cap * p->page_size);
+	if (!nb)
+		return -ENOMEM;
+	for (size_t k = 0; k < q->n; k++)	/* the ring, straightened */
+		memcpy(nb + k * p->page_size, slot(p, q, k), p->page_size);
+	free(q->buf);
+	q->buf = nb;
+	q->head = 0;
+	q->cap = cap;
+	return 0;
+}
+
+long kt_pipe_fill(struct kt_pipe *p)
+{
+	long total = 0;
+
+	for (int i = 0; i < p->nr; i++) {
+		struct pqueue *q = &p->q[i];
+
+		while (p->queued < p->max_queued) {
+			ssize_t got;
+			int ret = queue_grow(p, q);
+
+			if (ret)
+				return total ? total : ret;
+			got = read(p->fd[i], slot(p, q, q->n), p->page_size);
+			if (got < 0 && errno != EAGAIN && errno != EINTR)
+				return total ? total : -errno;
+			if (got <= 0)
+				break;
+			q->n++;
+			p->queued++;
+			total++;
+		}
+	}
+	return total;
+}
+
+size_t kt_pipe_queued(const struct kt_pipe *p, int i)
+{
+	return p->q[i].n;
+}
+
+uint64_t kt_pipe_queued_time(const struct kt_pipe *p, int i, size_t k)
+{
+	const struct pqueue *q = &p->q[i];
+	uint64_t ts;
+
+	if (k >= q->n)
+		return UINT64_MAX;
+	memcpy(&ts, slot(p, q, k), sizeof(ts));	/* the header's time_stamp */
+	return ts;
+}
+
 long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn, void *arg)
 {
+	struct pqueue *q = &p->q[i];
 	bool stop = false;
 	long total = 0, n;
 
 	for (int k = 0; k < max && !stop; k++) {
-		ssize_t got = read(p->fd[i], p->page, p->page_size);
+		void *page = p->page;
 
-		if (got < 0)
-			return errno == EAGAIN || errno == EINTR ? total :
-			       -errno;
-		if (!got)
-			break;
-		n = read_page(p, i, fn, arg, &stop);
+		if (q->n) {	/* what kt_pipe_fill() read first */
+			page = slot(p, q, 0);
+			q->head = (q->head + 1) % q->cap;
+			q->n--;
+			p->queued--;
+		} else {
+			ssize_t got = read(p->fd[i], p->page, p->page_size);
+
+			if (got < 0)
+				return errno == EAGAIN || errno == EINTR ?
+				       total : -errno;
+			if (!got)
+				break;
+		}
+		/* a dequeued slot is rewritten only by a later fill */
+		n = read_page(p, i, page, fn, arg, &stop);
 		if (n < 0)
 			return n;
 		total += n;

@@ -196,6 +196,18 @@ int kt_pipe_nr(const struct kt_pipe *p);
 int kt_pipe_fd(const struct kt_pipe *p, int i);	/* to poll(2) for POLLIN */
 long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn,
 		  void *arg);
+/*
+ * kt_pipe_fill() reads every subbuffer there is now, of every CPU, into
+ * memory (up to a quarter of the memory available), so that the kernel's
+ * buffers are emptied at the cost of a copy while their events wait to be
+ * decoded; kt_pipe_read() hands the queued ones first. The subbuffers
+ * queued, or -errno when none could be. kt_pipe_queued(): how many wait
+ * for reader i; kt_pipe_queued_time(): the time of the first event of the
+ * k-th of them (UINT64_MAX past the last).
+ */
+long kt_pipe_fill(struct kt_pipe *p);
+size_t kt_pipe_queued(const struct kt_pipe *p, int i);
+uint64_t kt_pipe_queued_time(const struct kt_pipe *p, int i, size_t k);
 void kt_pipe_close(struct kt_pipe *p);	/* takes NULL */
 
 /*

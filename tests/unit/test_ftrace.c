@@ -507,6 +507,94 @@ static void test_ftfile_report(void **state)
 	cli_result_free(&r);
 }
 
+/* A CPU's trace_pipe_raw as a file of npages subbuffers (kbuffer's
+ * layout with 8-byte longs: time_stamp, commit, events), each holding two
+ * function records, at t0 + k * step and 50 ns later. */
+static void put_pipe(const char *root, int cpu, int npages, uint64_t t0,
+		     uint64_t step)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	unsigned char *page = calloc(1, psz);
+	char rel[256];
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "%s/tracefs/per_cpu", root);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/tracefs/per_cpu/cpu%d", root, cpu);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/tracefs/per_cpu/cpu%d/trace_pipe_raw",
+		 root, cpu);
+	f = fopen(rel, "w");
+	assert_non_null(f);
+	for (int k = 0; k < npages; k++) {
+		uint64_t ts = t0 + k * step, commit = 2 * 28;
+		unsigned char *e = page + 16;
+
+		memset(page, 0, psz);
+		memcpy(page, &ts, 8);
+		memcpy(page + 8, &commit, 8);
+		for (int i = 0; i < 2; i++, e += 28) {
+			/* type_len 6 (24 bytes), time delta 0 then 50 */
+			uint32_t hdr = 6 | (uint32_t)(i ? 50 : 0) << 5;
+			uint16_t type = 1;
+			int32_t pid = 100 + cpu;
+			uint64_t ip = FN_A + cpu, parent = FN_B;
+
+			memcpy(e, &hdr, 4);
+			memcpy(e + 4, &type, 2);
+			memcpy(e + 8, &pid, 4);
+			memcpy(e + 12, &ip, 8);
+			memcpy(e + 20, &parent, 8);
+		}
+		assert_int_equal(fwrite(page, psz, 1, f), 1);
+	}
+	fclose(f);
+	free(page);
+}
+
+/* The buffers taken into memory at once and handed a batch at a time,
+ * every batch in time order after the one before it, across CPUs whose
+ * subbuffers interleave in time, and every record once. */
+static void test_fpipe_batches(void **state)
+{
+	const char *root = *state;
+	struct ktrace_tfs *tfs;
+	struct kt_fpipe *p;
+	const struct kt_frec *v;
+	uint64_t last = 0;
+	size_t n, total = 0, per_cpu[2] = { 0 };
+	int reads = 0;
+
+	put_ftrace_formats(root);
+	put_pipe(root, 0, 100, 1000000, 1000);	/* busy: 100 subbuffers */
+	put_pipe(root, 1, 10, 1000500, 10000);	/* a tenth of them */
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	p = kt_fpipe_open(kt_tfs_top(tfs), NULL, 0);
+	assert_non_null(p);
+	do {
+		assert_int_equal(kt_fpipe_read(p, &v, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(v[i].ts >= last);
+			last = v[i].ts;
+			assert_int_equal(v[i].pid, 100 + v[i].cpu);
+			assert_int_equal(v[i].ip, FN_A + v[i].cpu);
+			per_cpu[v[i].cpu]++;
+		}
+		total += n;
+		reads++;
+	} while (kt_fpipe_pending(p) && reads < 100);
+	assert_int_equal(per_cpu[0], 200);
+	assert_int_equal(per_cpu[1], 20);
+	assert_int_equal(total, 220);
+	/* more than one batch: 100 subbuffers of one CPU, 16 at a time */
+	assert_true(reads >= 7);
+	assert_int_equal(kt_fpipe_read(p, &v, &n), 0);
+	assert_int_equal(n, 0);
+	kt_fpipe_close(p);
+	ktrace_tfs_free(tfs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +607,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_apply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_top_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftfile_report, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fpipe_batches, setup,
 						teardown),
 	};
 
