@@ -15,7 +15,9 @@
 # rounds): records shown, records lost (as the tool says), the tool's CPU
 # (user+sys of its phases minus the workload's own), CPU per record, bytes
 # written, and the ratio of ktrace's CPU per record to trace-cmd's
-# (target of issue 24: <= 0.5 with no more loss).
+# (target of issue 24: <= 0.5 with no more loss). Then function_graph
+# (where the kernel has it): `ktrace ftrace --graph` against trace-cmd
+# record -p function_graph + report, per call (a call's entry line).
 #
 # Needs qemu (scripts/deps.sh vm) and trace-cmd on the host (it goes into
 # this run's initramfs with its libraries, KTRACE_VM_EXTRA_BINS).
@@ -74,8 +76,10 @@ function med(tool, col,   n, i, j, t, v) {
 END {
 	print "| tool | records | lost | workload CPU us | tool CPU us | tool us/record | bytes |"
 	print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-	split("none ktrace ktrace-o trace-cmd", tools, " ")
-	for (k = 1; k <= 4; k++) {
+	nt = split("none ktrace ktrace-o trace-cmd ktrace-graph trace-cmd-graph", tools, " ")
+	for (k = 1; k <= nt; k++) {
+		if (!((1, tools[k]) in row))
+			continue
 		t = tools[k]; rec = med(t, 1); cpu = med(t, 4)
 		per[t] = rec > 0 ? cpu / rec : 0
 		printf "| %s | %s | %s | %s | %s | %s | %s |\n", t, rec, med(t, 2), med(t, 3), cpu,
@@ -83,6 +87,8 @@ END {
 	}
 	if (per["trace-cmd"] > 0)
 		printf "\nktrace/trace-cmd CPU per record: %.2fx live, %.2fx with -o + report (target <= 0.5x)\n", per["ktrace"] / per["trace-cmd"], per["ktrace-o"] / per["trace-cmd"]
+	if (per["trace-cmd-graph"] > 0)
+		printf "function_graph, CPU per call: %.2fx live\n", per["ktrace-graph"] / per["trace-cmd-graph"]
 }'
 } | tee "$MD"
 [ $vmrc = 0 ] || die "the VM run failed: $RUNLOG"

@@ -507,6 +507,58 @@ static void test_ftfile_report(void **state)
 	cli_result_free(&r);
 }
 
+/* function records in a file, shown one line each as live: "comm pid
+ * [cpu] sec.usec: func <- parent", a task's name with a newline or an
+ * escape escaped (it cannot forge a line or drive the terminal). */
+static void test_ftfile_function_lines(void **state)
+{
+	const char *root = *state;
+	struct ktrace_err err = { .pos = -1 };
+	struct ktrace_tfs *tfs;
+	struct cli_result r;
+	struct kt_ftw *w;
+	char path[512];
+	int fd;
+
+	put_ftrace_formats(root);
+	tfs = ktrace_tfs_open(NULL);
+	assert_non_null(tfs);
+	snprintf(path, sizeof(path), "%s/fn.kt", root);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	w = kt_ftw_open(fd, kt_tfs_top(tfs), "function", "prog", &err);
+	assert_non_null(w);
+	for (int i = 0; i < 2; i++) {
+		unsigned char d[24] = { 0 };
+		uint16_t type = 1;
+		int32_t pid = 42 + i;
+		uint64_t ip = i ? FN_B : FN_A, parent = i ? FN_A : 0x1234;
+		struct kt_frec fr = { .cpu = 3 * i, .ts = 2000123456ull + i };
+
+		memcpy(d, &type, 2);
+		memcpy(d + 4, &pid, 4);
+		memcpy(d + 8, &ip, 8);
+		memcpy(d + 16, &parent, 8);
+		assert_int_equal(kt_ftw_add(w, &fr, d, 24), 0);
+	}
+	assert_int_equal(kt_ftw_ksym(w, FN_A, "alpha_fn"), 0);
+	assert_int_equal(kt_ftw_ksym(w, FN_B, "beta_fn"), 0);
+	assert_int_equal(kt_ftw_comm(w, 42, "ev\nil\033[2J"), 0);
+	assert_int_equal(kt_ftw_comm(w, 43, "prog"), 0);
+	assert_int_equal(kt_ftw_meta(w, "ftrace.show", "0 0 0"), 0);
+	assert_int_equal(kt_ftw_meta(w, "ftrace.records", "2 0"), 0);
+	assert_int_equal(kt_ftw_close(w, NULL), 0);
+	close(fd);
+	ktrace_tfs_free(tfs);
+
+	r = run_cli("report", "-i", path, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out,
+		"ev\\nil\\x1b[2J 42 [000] 2.000123: alpha_fn <- 0x1234\n"
+		"prog 43 [003] 2.000123: beta_fn <- alpha_fn\n");
+	cli_result_free(&r);
+}
+
 /* A CPU's trace_pipe_raw as a file of npages subbuffers (kbuffer's
  * layout with 8-byte longs: time_stamp, commit, events), each holding two
  * function records, at t0 + k * step and 50 ns later. */
@@ -610,6 +662,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fpipe_batches, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_ftfile_function_lines,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

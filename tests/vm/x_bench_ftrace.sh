@@ -13,7 +13,8 @@
 # workload's own user+sys (its getrusage at exit); TOOL_US: user+sys of
 # the tool's phases (bench_ru: the tool and its waited-for children)
 # minus WL_US; BYTES: what the tool wrote (text; trace-cmd: its file and
-# its report's text). Kernel command line: ktrace.bench_n=N,
+# its report's text). Then function_graph the same way (ktrace-graph,
+# trace-cmd-graph), RECORDS counting calls. Kernel command line: ktrace.bench_n=N,
 # ktrace.bench_rounds=R (default 1e5, 1).
 . /tests/lib.sh
 
@@ -64,6 +65,24 @@ line() {
 
 size() { wc -c < "$1"; }
 
+# function_graph on the same functions, where this kernel has it: RECORDS
+# are calls (the lines that open one, "func() {" or "func();": each
+# call's entry), LOST what the tool says (records, as the kernel counts)
+graph_round() { # ROUND
+	grep -qw function_graph $T/available_tracers || return 0
+	bench_ru $D/g.ru ktrace ftrace --graph $kflags -- $W $N > $D/g.out 2> $D/g.err
+	set -- $1 $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\2/p' $D/g.err)
+	line $1 ktrace-graph $(grep -c '[{;]$' $D/g.out) "${2:--}" $(size $D/g.out) $D/g.ru
+	bench_ru $D/tg.ru trace-cmd record -q -p function_graph $tflags -o $D/tg.dat -F $W $N > /dev/null 2>&1
+	wl=$(cat $D/wl.ru)
+	bench_ru $D/tg2.ru trace-cmd report -i $D/tg.dat > $D/tg.txt 2> /dev/null
+	echo "$wl" > $D/wl.ru
+	set -- $1 $(grep -o 'LOST [0-9]* EVENTS' $D/tg.txt | awk '{ n += $2 } END { print n + 0 }')
+	line $1 trace-cmd-graph $(grep -c 'funcgraph_entry' $D/tg.txt) $2 \
+		$(( $(size $D/tg.dat) + $(size $D/tg.txt) )) $D/tg.ru $D/tg2.ru
+	rm -f $D/g.out $D/tg.dat $D/tg.txt
+}
+
 kflags=$(for f in $F; do printf ' -f %s' $f; done)
 tflags=$(for f in $F; do printf ' -l %s' $f; done)
 for r in $(seq 1 $R); do
@@ -88,5 +107,6 @@ for r in $(seq 1 $R); do
 	lost=$(grep -o 'LOST [0-9]* EVENTS' $D/t.txt | awk '{ n += $2 } END { print n + 0 }')
 	line $r trace-cmd $rec $lost $(( $(size $D/t.dat) + $(size $D/t.txt) )) $D/t.ru $D/t2.ru
 	rm -f $D/t.dat $D/t.txt $D/k.out
+	graph_round $r
 done
 pass bench-ftrace
