@@ -22,6 +22,8 @@
 # Needs qemu (scripts/deps.sh vm) and trace-cmd on the host (it goes into
 # this run's initramfs with its libraries, KTRACE_VM_EXTRA_BINS).
 # Environment: BENCH_FT_N (default 100000), BENCH_FT_ROUNDS (default 3),
+# BENCH_FT_TOOLS (the rows, comma-separated; default all: ktrace,
+# ktrace-o, trace-cmd, ktrace-graph, trace-cmd-graph),
 # BENCH_FT_KERNEL (default 6.12), BENCH_FT_QEMU_OPTS (default "-icount
 # shift=0"). Output: the markdown table on stdout and in
 # bench/out/ftrace-vm.md. Exit status 1 when the VM run failed or a tool
@@ -50,7 +52,7 @@ per=$(( (N / 1000 + 20) * 4 ))
 echo "booting $KERNEL: N=$N, $R round(s)"
 KTRACE_VM_KERNELS=$KERNEL KTRACE_VM_JOBS=1 KTRACE_VM_MEM=2048 \
 	KTRACE_VM_TESTS=x_bench_ftrace.sh KTRACE_VM_EXTRA_BINS="$extra" \
-	KTRACE_VM_APPEND="ktrace.bench_n=$N ktrace.bench_rounds=$R" \
+	KTRACE_VM_APPEND="ktrace.bench_n=$N ktrace.bench_rounds=$R${BENCH_FT_TOOLS:+ ktrace.bench_tools=$BENCH_FT_TOOLS}" \
 	KTRACE_VM_QEMU_OPTS="${BENCH_FT_QEMU_OPTS--icount shift=0}" \
 	KTRACE_VM_TEST_TIMEOUT=$((R * per + 120)) KTRACE_VM_TIMEOUT=$((R * per * 2 + 400)) \
 	tests/vm/run.sh > "$RUNLOG" 2>&1
@@ -90,5 +92,6 @@ END {
 	if (per["trace-cmd-graph"] > 0)
 		printf "function_graph, CPU per call: %.2fx live\n", per["ktrace-graph"] / per["trace-cmd-graph"]
 }'
+grep -a '^KTRACE-BENCH-SAID ' "$LOG" | sed 's/^KTRACE-BENCH-SAID /\nround /' | sed -n 's/^round \([0-9]*\) \([^ ]*\) \(.*\)/round \1, \2 said: \3/p'
 } | tee "$MD"
 [ $vmrc = 0 ] || die "the VM run failed: $RUNLOG"

@@ -15,15 +15,19 @@
 # minus WL_US; BYTES: what the tool wrote (text; trace-cmd: its file and
 # its report's text). Then function_graph the same way (ktrace-graph,
 # trace-cmd-graph), RECORDS counting calls. Kernel command line: ktrace.bench_n=N,
-# ktrace.bench_rounds=R (default 1e5, 1).
+# ktrace.bench_rounds=R (default 1e5, 1), ktrace.bench_tools=T,T... (the
+# rows run, default all: ktrace, ktrace-o, trace-cmd, ktrace-graph,
+# trace-cmd-graph).
 . /tests/lib.sh
 
 N=100000
 R=1
+TOOLS=ktrace,ktrace-o,trace-cmd,ktrace-graph,trace-cmd-graph
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ktrace.bench_n=*) N=${arg#*=} ;;
 	ktrace.bench_rounds=*) R=${arg#*=} ;;
+	ktrace.bench_tools=*) TOOLS=${arg#*=} ;;
 	esac
 done
 
@@ -65,48 +69,82 @@ line() {
 
 size() { wc -c < "$1"; }
 
-# function_graph on the same functions, where this kernel has it: RECORDS
-# are calls (the lines that open one, "func() {" or "func();": each
-# call's entry), LOST what the tool says (records, as the kernel counts)
-graph_round() { # ROUND
-	grep -qw function_graph $T/available_tracers || return 0
-	bench_ru $D/g.ru ktrace ftrace --graph $kflags -- $W $N > $D/g.out 2> $D/g.err
-	set -- $1 $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\2/p' $D/g.err)
-	line $1 ktrace-graph $(grep -c '[{;]$' $D/g.out) "${2:--}" $(size $D/g.out) $D/g.ru
-	bench_ru $D/tg.ru trace-cmd record -q -p function_graph $tflags -o $D/tg.dat -F $W $N > /dev/null 2>&1
-	wl=$(cat $D/wl.ru)
-	bench_ru $D/tg2.ru trace-cmd report -i $D/tg.dat > $D/tg.txt 2> /dev/null
-	echo "$wl" > $D/wl.ru
-	set -- $1 $(grep -o 'LOST [0-9]* EVENTS' $D/tg.txt | awk '{ n += $2 } END { print n + 0 }')
-	line $1 trace-cmd-graph $(grep -c 'funcgraph_entry' $D/tg.txt) $2 \
-		$(( $(size $D/tg.dat) + $(size $D/tg.txt) )) $D/tg.ru $D/tg2.ru
-	rm -f $D/g.out $D/tg.dat $D/tg.txt
-}
-
 kflags=$(for f in $F; do printf ' -f %s' $f; done)
 tflags=$(for f in $F; do printf ' -l %s' $f; done)
-for r in $(seq 1 $R); do
-	bench_ru $D/none.ru $W $N
-	line $r none 0 0 0 $D/none.ru
+said() { # ROUND TOOL ERRFILE: the tool's own last line, as it came
+	echo "KTRACE-BENCH-SAID $1 $2 $(grep '^ktrace: ' "$3" | tail -n 1)"
+}
+ksaid() { # ERRFILE: "RECORDS LOST" of ktrace's summary line
+	sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' "$1"
+}
+
+run_ktrace() { # ROUND
 	bench_ru $D/k.ru ktrace ftrace $kflags -- $W $N > $D/k.out 2> $D/k.err
-	set -- $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' $D/k.err)
-	line $r ktrace "${1:--}" "${2:--}" $(size $D/k.out) $D/k.ru
-	# the file and its report, the shape of trace-cmd's record + report
+	set -- $1 $(ksaid $D/k.err)
+	line $1 ktrace "${2:--}" "${3:--}" $(size $D/k.out) $D/k.ru
+	said $1 ktrace $D/k.err
+	rm -f $D/k.out
+}
+
+# the file and its report, the shape of trace-cmd's record + report
+run_ktrace_o() { # ROUND
 	bench_ru $D/ko.ru ktrace ftrace $kflags -o $D/k.kt -- $W $N > /dev/null 2> $D/ko.err
 	wl=$(cat $D/wl.ru)
 	bench_ru $D/ko2.ru ktrace report -i $D/k.kt > $D/ko.out 2> /dev/null
 	echo "$wl" > $D/wl.ru
-	set -- $(sed -n 's/^ktrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' $D/ko.err)
-	line $r ktrace-o "${1:--}" "${2:--}" $(( $(size $D/k.kt) + $(size $D/ko.out) )) $D/ko.ru $D/ko2.ru
+	set -- $1 $(ksaid $D/ko.err)
+	line $1 ktrace-o "${2:--}" "${3:--}" $(( $(size $D/k.kt) + $(size $D/ko.out) )) $D/ko.ru $D/ko2.ru
+	said $1 ktrace-o $D/ko.err
 	rm -f $D/k.kt $D/ko.out
+}
+
+run_trace_cmd() { # ROUND
 	bench_ru $D/t.ru trace-cmd record -q -p function $tflags -o $D/t.dat -F $W $N > /dev/null 2>&1
 	wl=$(cat $D/wl.ru)
 	bench_ru $D/t2.ru trace-cmd report -i $D/t.dat > $D/t.txt 2> /dev/null
 	echo "$wl" > $D/wl.ru
 	rec=$(grep -c ' function: ' $D/t.txt)
 	lost=$(grep -o 'LOST [0-9]* EVENTS' $D/t.txt | awk '{ n += $2 } END { print n + 0 }')
-	line $r trace-cmd $rec $lost $(( $(size $D/t.dat) + $(size $D/t.txt) )) $D/t.ru $D/t2.ru
-	rm -f $D/t.dat $D/t.txt $D/k.out
-	graph_round $r
+	line $1 trace-cmd $rec $lost $(( $(size $D/t.dat) + $(size $D/t.txt) )) $D/t.ru $D/t2.ru
+	rm -f $D/t.dat $D/t.txt
+}
+
+# function_graph on the same functions, where this kernel has it: RECORDS
+# are calls (the lines that open one, "func() {" or "func();": each
+# call's entry), LOST what the tool says (records, as the kernel counts)
+run_ktrace_graph() { # ROUND
+	grep -qw function_graph $T/available_tracers || return 0
+	bench_ru $D/g.ru ktrace ftrace --graph $kflags -- $W $N > $D/g.out 2> $D/g.err
+	set -- $1 $(ksaid $D/g.err)
+	line $1 ktrace-graph $(grep -c '[{;]$' $D/g.out) "${3:--}" $(size $D/g.out) $D/g.ru
+	said $1 ktrace-graph $D/g.err
+	rm -f $D/g.out
+}
+
+run_trace_cmd_graph() { # ROUND
+	grep -qw function_graph $T/available_tracers || return 0
+	bench_ru $D/tg.ru trace-cmd record -q -p function_graph $tflags -o $D/tg.dat -F $W $N > /dev/null 2>&1
+	wl=$(cat $D/wl.ru)
+	bench_ru $D/tg2.ru trace-cmd report -i $D/tg.dat > $D/tg.txt 2> /dev/null
+	echo "$wl" > $D/wl.ru
+	lost=$(grep -o 'LOST [0-9]* EVENTS' $D/tg.txt | awk '{ n += $2 } END { print n + 0 }')
+	line $1 trace-cmd-graph $(grep -c 'funcgraph_entry' $D/tg.txt) $lost \
+		$(( $(size $D/tg.dat) + $(size $D/tg.txt) )) $D/tg.ru $D/tg2.ru
+	rm -f $D/tg.dat $D/tg.txt
+}
+
+for r in $(seq 1 $R); do
+	bench_ru $D/none.ru $W $N
+	line $r none 0 0 0 $D/none.ru
+	for t in $(echo $TOOLS | tr , ' '); do
+		case $t in
+		ktrace) run_ktrace $r ;;
+		ktrace-o) run_ktrace_o $r ;;
+		trace-cmd) run_trace_cmd $r ;;
+		ktrace-graph) run_ktrace_graph $r ;;
+		trace-cmd-graph) run_trace_cmd_graph $r ;;
+		*) fail bench-ftrace "unknown tool '$t'"; exit 1 ;;
+		esac
+	done
 done
 pass bench-ftrace
