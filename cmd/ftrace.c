@@ -116,7 +116,7 @@ struct ftrace_cmd {
 	char *cmdlines;			/* saved_cmdlines, read once */
 	bool cmdlines_read;
 	int pidfd;
-	bool gone;
+	bool gone, flowing;	/* flowing: the last round had records */
 	uint64_t records, *overrun0, *dropped0;
 	struct timespec t0;
 };
@@ -742,12 +742,24 @@ static int ftrace_round(void *arg, bool *gone)
 	struct pollfd pfd[257] = { { .fd = fc->pidfd, .events = POLLIN } };
 	int n = 1 + kt_fpipe_pollfds(fc->pipe, pfd + 1, 256);
 
-	/* woken by the end of the process, or by a CPU's buffer filling
-	 * (buffer_percent), else every 100 ms; at once while records wait
-	 * in memory */
-	poll(pfd, n, kt_fpipe_pending(fc->pipe) ? 0 : 100);
+	uint64_t before = fc->records;
+	int wait = 100;
+
+	/*
+	 * Woken by the end of the process, or by a CPU's buffer filling
+	 * (buffer_percent: a wakeup that comes late when the task making
+	 * the records holds the CPU, which then overruns the buffer), else
+	 * every 100 ms, and every 10 ms while records come; at once while
+	 * records wait in memory.
+	 */
+	if (kt_fpipe_pending(fc->pipe))
+		wait = 0;
+	else if (fc->flowing)
+		wait = 10;
+	poll(pfd, n, wait);
 	if (drain(fc))
 		return -1;
+	fc->flowing = fc->records != before;
 	fflush(fc->ctx->out);
 	*gone = fc->gone || (pfd[0].fd >= 0 && poll(pfd, 1, 0) > 0) ||
 		kt_target_pids_gone(&fc->co.tg);
