@@ -23,9 +23,12 @@
 #include "tracefs/tfs_priv.h"
 
 /* Subbuffers read ahead of their events (kt_pipe_fill), a reader's FIFO:
- * n of them from slot head on, in a ring of cap slots. */
+ * n of them from slot head on, in a ring of cap slots, each its own block
+ * (growing the ring moves pointers, never the data: a copy of a large
+ * backlog would stop the reading long enough to overrun the kernel's
+ * buffer). */
 struct pqueue {
-	unsigned char *buf;
+	unsigned char **pg;
 	size_t head, n, cap;
 };
 
@@ -37,6 +40,8 @@ struct kt_pipe {
 	struct kbuffer *kbuf;
 	struct pqueue *q;	/* per reader */
 	size_t queued, max_queued;	/* subbuffers over all queues */
+	unsigned char **spare;	/* blocks read out, for the next fill */
+	size_t nspare, spare_cap;
 };
 
 /* At most a quarter of the memory available when the pipe opens, 1 GiB,
@@ -118,9 +123,15 @@ void kt_pipe_close(struct kt_pipe *p)
 		return;
 	for (int i = 0; i < p->nr; i++)
 		close(p->fd[i]);
-	for (int i = 0; p->q && i < p->nr; i++)
-		free(p->q[i].buf);
+	for (int i = 0; p->q && i < p->nr; i++) {
+		for (size_t k = 0; k < p->q[i].n; k++)
+			free(p->q[i].pg[(p->q[i].head + k) % p->q[i].cap]);
+		free(p->q[i].pg);
+	}
 	free(p->q);
+	while (p->nspare)
+		free(p->spare[--p->nspare]);
+	free(p->spare);
 	if (p->kbuf)
 		kbuffer_free(p->kbuf);
 	free(p->fd);
@@ -169,30 +180,72 @@ static long read_page(struct kt_pipe *p, int i, void *page, kt_pipe_fn fn,
 	return n;
 }
 
-static unsigned char *slot(const struct kt_pipe *p, const struct pqueue *q,
-			   size_t k)
-{
-	return q->buf + ((q->head + k) % q->cap) * p->page_size;
-}
-
 /* Room for one more subbuffer at the tail of q; 0 or -ENOMEM. */
-static int queue_grow(struct kt_pipe *p, struct pqueue *q)
+static int queue_grow(struct pqueue *q)
 {
 	size_t cap = q->cap ? q->cap * 2 : 64;
-	unsigned char *nb;
+	unsigned char **ng;
 
 	if (q->n < q->cap)
 		return 0;
-	nb = malloc(cap * p->page_size);
-	if (!nb)
+	ng = malloc(cap * sizeof(*ng));
+	if (!ng)
 		return -ENOMEM;
 	for (size_t k = 0; k < q->n; k++)	/* the ring, straightened */
-		memcpy(nb + k * p->page_size, slot(p, q, k), p->page_size);
-	free(q->buf);
-	q->buf = nb;
+		ng[k] = q->pg[(q->head + k) % q->cap];
+	free(q->pg);
+	q->pg = ng;
 	q->head = 0;
 	q->cap = cap;
 	return 0;
+}
+
+/* A block for a subbuffer: a spare one, or a new one (NULL: none). */
+static unsigned char *block_get(struct kt_pipe *p)
+{
+	return p->nspare ? p->spare[--p->nspare] : malloc(p->page_size);
+}
+
+/* A block back to the spares (freed when they cannot be grown). */
+static void block_put(struct kt_pipe *p, unsigned char *b)
+{
+	if (p->nspare == p->spare_cap) {
+		size_t cap = p->spare_cap ? p->spare_cap * 2 : 64;
+		unsigned char **ns = realloc(p->spare, cap * sizeof(*ns));
+
+		if (!ns) {
+			free(b);
+			return;
+		}
+		p->spare = ns;
+		p->spare_cap = cap;
+	}
+	p->spare[p->nspare++] = b;
+}
+
+/* One subbuffer of reader i read into q's tail: 1, 0 when there is none
+ * now, or -errno. */
+static int fill_one(struct kt_pipe *p, int i, struct pqueue *q)
+{
+	unsigned char *b;
+	ssize_t got;
+	int ret = queue_grow(q);
+
+	if (ret)
+		return ret;
+	b = block_get(p);
+	if (!b)
+		return -ENOMEM;
+	got = read(p->fd[i], b, p->page_size);
+	if (got <= 0) {
+		ret = got < 0 && errno != EAGAIN && errno != EINTR ? -errno : 0;
+		block_put(p, b);
+		return ret;
+	}
+	q->pg[(q->head + q->n) % q->cap] = b;
+	q->n++;
+	p->queued++;
+	return 1;
 }
 
 long kt_pipe_fill(struct kt_pipe *p)
@@ -200,22 +253,13 @@ long kt_pipe_fill(struct kt_pipe *p)
 	long total = 0;
 
 	for (int i = 0; i < p->nr; i++) {
-		struct pqueue *q = &p->q[i];
+		int ret = 1;
 
-		while (p->queued < p->max_queued) {
-			ssize_t got;
-			int ret = queue_grow(p, q);
-
-			if (ret)
+		while (ret > 0 && p->queued < p->max_queued) {
+			ret = fill_one(p, i, &p->q[i]);
+			if (ret < 0)
 				return total ? total : ret;
-			got = read(p->fd[i], slot(p, q, q->n), p->page_size);
-			if (got < 0 && errno != EAGAIN && errno != EINTR)
-				return total ? total : -errno;
-			if (got <= 0)
-				break;
-			q->n++;
-			p->queued++;
-			total++;
+			total += ret;
 		}
 	}
 	return total;
@@ -233,7 +277,8 @@ uint64_t kt_pipe_queued_time(const struct kt_pipe *p, int i, size_t k)
 
 	if (k >= q->n)
 		return UINT64_MAX;
-	memcpy(&ts, slot(p, q, k), sizeof(ts));	/* the header's time_stamp */
+	/* the header's time_stamp */
+	memcpy(&ts, q->pg[(q->head + k) % q->cap], sizeof(ts));
 	return ts;
 }
 
@@ -244,10 +289,10 @@ long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn, void *arg)
 	long total = 0, n;
 
 	for (int k = 0; k < max && !stop; k++) {
-		void *page = p->page;
+		unsigned char *page = p->page, *queued = NULL;
 
 		if (q->n) {	/* what kt_pipe_fill() read first */
-			page = slot(p, q, 0);
+			page = queued = q->pg[q->head];
 			q->head = (q->head + 1) % q->cap;
 			q->n--;
 			p->queued--;
@@ -260,8 +305,9 @@ long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn, void *arg)
 			if (!got)
 				break;
 		}
-		/* a dequeued slot is rewritten only by a later fill */
 		n = read_page(p, i, page, fn, arg, &stop);
+		if (queued)
+			block_put(p, queued);
 		if (n < 0)
 			return n;
 		total += n;
