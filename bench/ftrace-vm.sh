@@ -17,7 +17,8 @@
 # written, and the ratio of ktrace's CPU per record to trace-cmd's
 # (target of issue 24: <= 0.5 with no more loss). Then function_graph
 # (where the kernel has it): `ktrace ftrace --graph` against trace-cmd
-# record -p function_graph + report, per call (a call's entry line).
+# record -p function_graph + report on bench_sys N/4, per call (a call's
+# entry line).
 #
 # Needs qemu (scripts/deps.sh vm) and trace-cmd on the host (it goes into
 # this run's initramfs with its libraries, KTRACE_VM_EXTRA_BINS).
@@ -48,7 +49,7 @@ gcc -O1 -g -Wall -static -o "$BIN/bench_sys" bench/bench_sys.c ||
 gcc -O1 -g -Wall -static -o "$BIN/bench_ru" bench/bench_ru.c ||
 	die "cannot build bench/bench_ru.c"
 extra="$BIN/bench_sys $BIN/bench_ru $(command -v trace-cmd)"
-per=$(( (N / 1000 + 20) * 4 ))
+per=$(( (N / 1000 + 20) * 10 ))	# s per round: trace-cmd report is slow under TCG
 echo "booting $KERNEL: N=$N, $R round(s)"
 KTRACE_VM_KERNELS=$KERNEL KTRACE_VM_JOBS=1 KTRACE_VM_MEM=2048 \
 	KTRACE_VM_TESTS=x_bench_ftrace.sh KTRACE_VM_EXTRA_BINS="$extra" \
