@@ -29,8 +29,14 @@
  * buffer). */
 struct pqueue {
 	unsigned char **pg;
-	size_t head, n, cap;
+	size_t head, n, cap;	/* cap: 0 or a power of two */
 };
+
+/* The k-th queued subbuffer's slot of q (k <= q->n < q->cap). */
+static unsigned char **queue_at(const struct pqueue *q, size_t k)
+{
+	return &q->pg[(q->head + k) & (q->cap - 1)];
+}
 
 struct kt_pipe {
 	int nr;			/* CPUs read */
@@ -53,7 +59,7 @@ static size_t queue_cap(size_t page_size)
 
 	if (avail && avail / 4 < all)
 		all = avail / 4;
-	return all / page_size > 16 ? all / page_size : 16;
+	return page_size && all / page_size > 16 ? all / page_size : 16;
 }
 
 /* The subbuffer size: buffer_subbuf_size_kb (Linux 6.8+), else a page. */
@@ -125,7 +131,7 @@ void kt_pipe_close(struct kt_pipe *p)
 		close(p->fd[i]);
 	for (int i = 0; p->q && i < p->nr; i++) {
 		for (size_t k = 0; k < p->q[i].n; k++)
-			free(p->q[i].pg[(p->q[i].head + k) % p->q[i].cap]);
+			free(*queue_at(&p->q[i], k));
 		free(p->q[i].pg);
 	}
 	free(p->q);
@@ -192,7 +198,7 @@ static int queue_grow(struct pqueue *q)
 	if (!ng)
 		return -ENOMEM;
 	for (size_t k = 0; k < q->n; k++)	/* the ring, straightened */
-		ng[k] = q->pg[(q->head + k) % q->cap];
+		ng[k] = *queue_at(q, k);
 	free(q->pg);
 	q->pg = ng;
 	q->head = 0;
@@ -242,7 +248,7 @@ static int fill_one(struct kt_pipe *p, int i, struct pqueue *q)
 		block_put(p, b);
 		return ret;
 	}
-	q->pg[(q->head + q->n) % q->cap] = b;
+	*queue_at(q, q->n) = b;
 	q->n++;
 	p->queued++;
 	return 1;
@@ -278,7 +284,7 @@ uint64_t kt_pipe_queued_time(const struct kt_pipe *p, int i, size_t k)
 	if (k >= q->n)
 		return UINT64_MAX;
 	/* the header's time_stamp */
-	memcpy(&ts, q->pg[(q->head + k) % q->cap], sizeof(ts));
+	memcpy(&ts, *queue_at(q, k), sizeof(ts));
 	return ts;
 }
 
@@ -292,8 +298,8 @@ long kt_pipe_read(struct kt_pipe *p, int i, int max, kt_pipe_fn fn, void *arg)
 		unsigned char *page = p->page, *queued = NULL;
 
 		if (q->n) {	/* what kt_pipe_fill() read first */
-			page = queued = q->pg[q->head];
-			q->head = (q->head + 1) % q->cap;
+			page = queued = *queue_at(q, 0);
+			q->head = (q->head + 1) & (q->cap - 1);
 			q->n--;
 			p->queued--;
 		} else {
