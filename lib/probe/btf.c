@@ -889,6 +889,7 @@ struct walk {
 	__u32 bf_bits;		/* bitfield: bit offset from addr + off */
 	const char *param;	/* the parameter, while no step was taken */
 	char *what;		/* the text walked so far, for messages */
+	bool user_mem;		/* every pointer reached is a user one */
 };
 
 /*
@@ -1012,6 +1013,48 @@ static bool find_member(const struct btf *btf, const struct btf_type *t,
 	return true;
 }
 
+static bool near_one(const char *name, __u32 tid, __u32 bits, __u32 bf_size,
+		     void *arg)
+{
+	struct kt_suggest *sg = arg;
+
+	(void)tid, (void)bits, (void)bf_size;
+	if (strncmp(name, "__cacheline_group_", 18))
+		kt_suggest_add(sg, name, strlen(name), name);
+	return false;
+}
+
+/*
+ * "S has no field 'name' (did you mean 'a', 'b'?); fields: ...": the
+ * members of composite t (type id sid) closest to name, then all of
+ * them (up to LIST_FIELDS). Returns -ENOENT (or -ENOMEM) with err set.
+ */
+static int no_member(const struct btf *btf, __u32 sid,
+		     const struct btf_type *t, const char *name,
+		     struct ktrace_err *err)
+{
+	char *tname = type_decl(btf, sid, NULL), *fields = list_fields(btf, t);
+	char near[256] = "";
+	struct kt_suggest sg;
+	size_t len = 0;
+	int ret;
+
+	if (!kt_suggest_init(&sg, name, 3, false)) {
+		walk_members(btf, t, 0, near_one, &sg);
+		for (int i = 0; i < sg.nbest && len < sizeof(near); i++)
+			len += snprintf(near + len, sizeof(near) - len,
+					"%s'%s'", i ? ", " : " (did you mean ",
+					sg.best[i].name);
+		kt_suggest_fini(&sg);
+	}
+	ret = kt_err_set(err, ENOENT, "%s has no field '%s'%s%s; fields: %s",
+			 tname ? tname : "?", name, near, *near ? "?)" : "",
+			 fields ? fields : "?");
+	free(tname);
+	free(fields);
+	return ret;
+}
+
 static const char *kind_word(const struct btf_type *t)
 {
 	if (btf_is_union(t))
@@ -1028,7 +1071,7 @@ static bool is_char(const struct btf *btf, __u32 id);
  * like a user string? */
 static bool points_to_user(const struct walk *w, const struct btf_type *ptr)
 {
-	bool user = false;
+	bool user = w->user_mem;
 
 	skip_mods(w->btf, ptr->type, &user);
 	/* the name heuristic is about strings, as for ustring */
@@ -1050,7 +1093,7 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 	const struct btf *btf = w->btf;
 	const struct btf_type *t, *st;
 	__u32 id, sid, mtid, bits, bfs;
-	char *tname, *fields;
+	char *tname;
 	int ret;
 
 	id = skip_mods(btf, w->tid, NULL);
@@ -1097,17 +1140,8 @@ static int walk_step(struct walk *w, bool arrow, const char *name,
 		return kt_err_set(err, EOPNOTSUPP,
 				  "'%s' is a %s passed by value: its fields cannot be fetched",
 				  w->what, kind_word(st));
-	if (!find_member(btf, st, name, &mtid, &bits, &bfs)) {
-		tname = type_decl(btf, sid, NULL);
-		fields = list_fields(btf, st);
-		ret = kt_err_set(err, ENOENT,
-				 "%s has no field '%s'; fields: %s",
-				 tname ? tname : "?", name,
-				 fields ? fields : "?");
-		free(tname);
-		free(fields);
-		return ret;
-	}
+	if (!find_member(btf, st, name, &mtid, &bits, &bfs))
+		return no_member(btf, sid, st, name, err);
 
 	/* whole bytes in the address, the rest (bitfields) in bf_bits */
 	ret = arrow ? deref(w, t, bits / 8) :
@@ -1300,8 +1334,10 @@ static int finish_array(struct walk *w, const struct btf_type *t,
 				  "array '%s' is not in memory",
 				  w->what);
 	if (is_char(btf, a->type)) {
+		/* text in user memory: the level that reaches it is +u */
 		*fa = kt_fetcharg_text(&w->fa, NULL);
-		*ty = strdup("string");
+		*ty = strdup(w->fa.user[w->fa.depth - 1] ? "ustring" :
+			     "string");
 		return 0;
 	}
 	et = btf__type_by_id(btf, skip_mods(btf, a->type, NULL));
@@ -1641,6 +1677,30 @@ static int walk_head(struct kt_btf *kb, struct walk *w,
 	return walk_param(w, proto, idx, is_return, err);
 }
 
+/* Take the steps of ap (parsed from expr); the caret at a failing one. */
+static int walk_steps(struct walk *w, const struct kt_apath *ap,
+		      const char *expr, struct ktrace_err *err)
+{
+	int ret;
+
+	for (int i = 0; i < ap->nr_steps; i++) {
+		const struct kt_step *st = &ap->steps[i];
+
+		if (st->kind == KT_STEP_INDEX)
+			ret = walk_index(w, st->index, err);
+		else
+			ret = walk_step(w, st->kind == KT_STEP_ARROW,
+					st->field, err);
+		if (ret)
+			return err_at(err, ret, expr, st->name_pos);
+		free(w->what);
+		w->what = strndup(expr, st->end);
+		if (!w->what)
+			return kt_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 	       bool is_return, char **fetcharg, char **type,
 	       struct ktrace_err *err)
@@ -1681,27 +1741,152 @@ int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 		ret = err_at(err, ret, expr, 0);
 		goto out;
 	}
-	for (int i = 0; i < ap.nr_steps; i++) {
-		const struct kt_step *st = &ap.steps[i];
-
-		if (st->kind == KT_STEP_INDEX)
-			ret = walk_index(&w, st->index, err);
-		else
-			ret = walk_step(&w, st->kind == KT_STEP_ARROW,
-					st->field, err);
-		if (ret) {
-			ret = err_at(err, ret, expr, st->name_pos);
-			goto out;
-		}
-		free(w.what);
-		w.what = strndup(expr, st->end);
-		if (!w.what) {
-			ret = kt_err_set(err, ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	ret = walk_finish(&w, fetcharg, type, err);
+	ret = walk_steps(&w, &ap, expr, err);
+	if (!ret)
+		ret = walk_finish(&w, fetcharg, type, err);
 out:
+	free(w.what);
+	return ret;
+}
+
+/* ------------------------------------------- values of a named C type */
+
+/*
+ * The BTF id of the type a format file spells ctype ("const struct
+ * __kernel_timespec *", "u32 *", "unsigned long"), qualifiers dropped,
+ * without its '*'s, which are counted in *stars. 0 is void. -ENOENT when
+ * BTF has no such type, -EINVAL when ctype is not one a format file
+ * writes.
+ */
+static int ctype_base(const struct btf *btf, const char *ctype, int *stars)
+{
+	static const char *const ints[][2] = {
+		{ "unsigned", "unsigned int" },
+		{ "long", "long int" },
+		{ "unsigned long", "long unsigned int" },
+		{ "long long", "long long int" },
+		{ "unsigned long long", "long long unsigned int" },
+		{ "short", "short int" },
+		{ "unsigned short", "short unsigned int" },
+	};
+	char words[NAME_MAX_LEN] = "", tok[NAME_MAX_LEN];
+	const char *c = ctype;
+	int kind = 0, n, id;
+	size_t len = 0;
+
+	*stars = 0;
+	while (*c) {
+		if (*c == '*' || isspace((unsigned char)*c)) {
+			*stars += *c++ == '*';
+			continue;
+		}
+		n = 0;
+		while (c[n] && c[n] != '*' && !isspace((unsigned char)c[n]))
+			n++;
+		if (n >= (int)sizeof(tok) || len + n + 2 >= sizeof(words))
+			return -EINVAL;
+		snprintf(tok, sizeof(tok), "%.*s", n, c);
+		c += n;
+		if (!strcmp(tok, "const") || !strcmp(tok, "volatile") ||
+		    !strcmp(tok, "__user") || !strcmp(tok, "restrict"))
+			continue;
+		if (!len && !kind && !strcmp(tok, "struct"))
+			kind = BTF_KIND_STRUCT;
+		else if (!len && !kind && !strcmp(tok, "union"))
+			kind = BTF_KIND_UNION;
+		else if (!len && !kind && !strcmp(tok, "enum"))
+			kind = BTF_KIND_ENUM;
+		else
+			len += snprintf(words + len, sizeof(words) - len,
+					"%s%s", len ? " " : "", tok);
+	}
+	if (!len)
+		return -EINVAL;
+	if (kind)
+		return btf__find_by_name_kind(btf, words, kind);
+	if (!strcmp(words, "void"))
+		return 0;
+	id = btf__find_by_name_kind(btf, words, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, words, BTF_KIND_INT);
+	/* C's short spellings; BTF names base types as DWARF does */
+	for (size_t i = 0; id < 0 && i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(words, ints[i][0]))
+			id = btf__find_by_name_kind(btf, ints[i][1],
+						    BTF_KIND_INT);
+	return id;
+}
+
+/* A pointer type to id in BTF, made when BTF has none; 0 when no memory. */
+static __u32 ptr_to(struct btf *btf, __u32 id)
+{
+	__u32 cnt = btf__type_cnt(btf);
+	int made;
+
+	for (__u32 i = 1; i < cnt; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+
+		if (btf_is_ptr(t) && skip_mods(btf, t->type, NULL) == id)
+			return i;
+	}
+	made = btf__add_ptr(btf, id);
+	return made > 0 ? (__u32)made : 0;
+}
+
+/* The type of the value as a BTF id: ctype with its pointers. */
+static int ctype_id(struct kt_btf *kb, const char *name, const char *ctype,
+		    __u32 *tid, struct ktrace_err *err)
+{
+	int stars, id = ctype_base(kb->btf, ctype, &stars);
+
+	if (id < 0)
+		return kt_err_set(err, ENOENT,
+				  "kernel BTF has no type '%s' (the type of '%s')",
+				  ctype, name);
+	if (!stars)
+		return kt_err_set(err, EINVAL,
+				  "'%s' is %s, not a pointer: '->' and '[N]' follow pointers",
+				  name, ctype);
+	while (stars--) {
+		id = ptr_to(kb->btf, id);
+		if (!id)
+			return kt_err_set(err, ENOMEM, "out of memory");
+	}
+	*tid = id;
+	return 0;
+}
+
+int kt_btf_value_arg(struct kt_btf *kb, const struct kt_fetcharg *value,
+		     const char *ctype, bool user, const char *expr,
+		     char **fetcharg, char **type, struct ktrace_err *err)
+{
+	struct walk w = { 0 };
+	struct kt_apath ap;
+	int ret;
+
+	*fetcharg = NULL;
+	*type = NULL;
+	ret = load_btf(kb, err);
+	if (ret)
+		return ret;
+	ret = kt_apath_parse(expr, &ap, err);
+	if (ret)
+		return ret;
+	w.btf = kb->btf;
+	w.func = "";
+	w.tags = kb->btf_has_tags;
+	w.fa = *value;
+	w.user_mem = user;
+	ret = ctype_id(kb, ap.name, ctype, &w.tid, err);
+	if (ret)
+		return err_at(err, ret, expr, 0);
+	w.btf = kb->btf;	/* ptr_to() may have made it writable */
+	w.what = strdup(ap.name);
+	if (!w.what)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	ret = walk_steps(&w, &ap, expr, err);
+	if (!ret)
+		ret = walk_finish(&w, fetcharg, type, err);
 	free(w.what);
 	return ret;
 }

@@ -165,4 +165,28 @@ int kt_btf_arg(struct kt_btf *kb, const char *func, const char *expr,
 	       bool is_return, char **fetcharg, char **type,
 	       struct ktrace_err *err);
 
+/*
+ * The same walk from a value that is not a function's parameter: the one
+ * value fetches (an event probe's field, "$rqtp"), whose C type is ctype
+ * as a format file spells it ("const struct __kernel_timespec *",
+ * "struct open_how *"), looked up in BTF by name (struct/union/enum,
+ * typedef, base type). expr is NAME followed by at least one step
+ * (NAME->field, NAME[N]...; NAME names the value in messages).
+ *
+ * user: the value points to user memory (a system call's argument), and
+ * so does every pointer read there: each dereference is "+uOFFS(...)"
+ * and strings are "ustring". Otherwise memory is the kernel's but for
+ * pointers BTF tags "user". "rqtp->tv_nsec" with user gives
+ * "+u8($rqtp)" and "s64".
+ *
+ * Results and errors as kt_btf_arg() (err->input is expr, err->pos the
+ * step at fault; an unknown member's message names the close ones);
+ * besides: -ENOENT when BTF has no type ctype, -EINVAL when ctype is not
+ * a pointer.
+ */
+struct kt_fetcharg;
+int kt_btf_value_arg(struct kt_btf *kb, const struct kt_fetcharg *value,
+		     const char *ctype, bool user, const char *expr,
+		     char **fetcharg, char **type, struct ktrace_err *err);
+
 #endif /* KTRACE_PROBE_BTF_H */

@@ -7,13 +7,18 @@
  *                   string for char arrays and char pointers)
  *   NAME:string     a char pointer: "+0($NAME):string", the string at it
  *   NAME:ustring    the same in user memory
+ *   NAME->member, NAME[N], NAME->a.b[2]->c
+ *                   through a pointer field, with the types of the
+ *                   kernel's BTF (btf.c): "+u8($rqtp):s64"
  *   $NAME, +8($NAME), $comm ...   the kernel's own syntax, checked for
  *                   fields that exist
  *
  * The pointer arguments of a system call (syscalls:sys_enter_*) point
  * into user memory: read as strings they are ustring, and :string is
- * refused before anything is written (the kernel would read nothing).
- * Reads the format file, writes nothing.
+ * refused before anything is written (the kernel would read nothing);
+ * what they point to is user memory too, read with "+uOFFS(...)", and
+ * so is what pointers found there point to.
+ * Reads the format file and BTF, writes nothing.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,8 +28,10 @@
 
 #include "base/internal.h"
 #include "tracefs/tfs.h"
+#include "probe/btf.h"
 #include "probe/fetcharg.h"
 #include "probe/probe_priv.h"
+#include "sym/symtab.h"
 
 /* What a field holds, from its type in the format file. */
 enum field_shape {
@@ -87,17 +94,43 @@ static char *field_list(const struct ktrace_event *e)
 	return s;
 }
 
+/* " (did you mean 'a'?)": e's fields close to query, or "". */
+static void near_fields(const struct ktrace_event *e, const char *query,
+			char *buf, size_t size)
+{
+	struct kt_suggest sg;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (kt_suggest_init(&sg, query, 3, false))
+		return;
+	for (int i = 0; i < e->nr_fields; i++)
+		if (!e->fields[i].is_common)
+			kt_suggest_add(&sg, e->fields[i].name,
+				       strlen(e->fields[i].name),
+				       e->fields[i].name);
+	for (int i = 0; i < sg.nbest && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s'%s'%s",
+				i ? ", " : " (did you mean ", sg.best[i].name,
+				i == sg.nbest - 1 ? "?)" : "");
+	kt_suggest_fini(&sg);
+}
+
 static int no_field(struct ktrace_probe *p, const struct ktrace_event *e,
 		    int pos, const char *name, size_t len,
 		    struct ktrace_err *err)
 {
-	char *fields = field_list(e);
+	char *fields = field_list(e), *query = strndup(name, len);
+	char near[256] = "";
 	int ret;
 
+	if (query)
+		near_fields(e, query, near, sizeof(near));
 	ret = kt_probe_err(err, p->spec, pos, ENOENT,
-			   "%s:%s has no field '%.*s' (its fields: %s)",
-			   p->esys, p->eevent, (int)len, name,
+			   "%s:%s has no field '%.*s'%s (its fields: %s)",
+			   p->esys, p->eevent, (int)len, name, near,
 			   fields && *fields ? fields : "none");
+	free(query);
 	free(fields);
 	return ret;
 }
@@ -213,9 +246,57 @@ static int string_arg(struct ktrace_probe *p, struct probe_arg *a,
 	return fetch_text(a, f->name, true, type);
 }
 
+/*
+ * FIELD->member, FIELD[N]...: through the pointer field f with the
+ * kernel's BTF, in user memory for a system call's pointers.
+ */
+static int btf_arg(struct ktrace_probe *p, struct probe_arg *a,
+		   const struct ktrace_field *f, enum field_shape shape,
+		   const struct kt_apath *ap, struct kt_btf *kb,
+		   struct ktrace_err *err)
+{
+	struct ktrace_err sub = { .pos = -1 };
+	bool user = user_pointers(p);
+	struct kt_fetcharg fa;
+	char base[sizeof(fa.base)];
+	int ret, pos;
+
+	if (shape != F_POINTER && shape != F_CHAR_POINTER)
+		return kt_probe_err(err, p->spec, a->estart + ap->steps[0].pos,
+			    EINVAL,
+			    "'%s' (%s) is %s, not a pointer: '->' and '[N]' follow pointers",
+			    f->name, f->type, shape == F_STRING ?
+			    "text in the event's record" : "a value");
+	if (!kb)
+		return -ENOMEM;
+	if (snprintf(base, sizeof(base), "$%s", f->name) >= (int)sizeof(base) ||
+	    kt_fetcharg_base(&fa, base))
+		return -ENAMETOOLONG;
+	ret = kt_btf_value_arg(kb, &fa, f->type, user, a->expr, &a->fetch,
+			       &a->rtype, &sub);
+	if (ret) {
+		pos = a->estart;
+		if (sub.pos >= 0 && sub.pos <= (int)strlen(a->expr))
+			pos += sub.pos;
+		ret = kt_probe_err(err, p->spec, pos, -ret, "%s",
+				   sub.msg ? sub.msg : strerror(-ret));
+		ktrace_err_clear(&sub);
+		return ret;
+	}
+	/* what the walk found in user memory is not to be read as kernel
+	 * memory: the same rule as for the field itself */
+	if (a->type && !strcmp(a->type, "string") &&
+	    !strcmp(a->rtype, "ustring"))
+		return kt_probe_err(err, p->spec, type_pos(a), EINVAL,
+			    "'%s' is in user memory (%s is a system call's pointer): read it with :ustring",
+			    a->expr, f->name);
+	return 0;
+}
+
 /* An argument by name: a field, its type the user's or the field's. */
 static int named_arg(struct ktrace_probe *p, struct probe_arg *a,
-		     const struct ktrace_event *e, struct ktrace_err *err)
+		     const struct ktrace_event *e, struct kt_btf *kb,
+		     struct ktrace_err *err)
 {
 	struct ktrace_err sub = { .pos = -1 };
 	const struct ktrace_field *f;
@@ -235,12 +316,9 @@ static int named_arg(struct ktrace_probe *p, struct probe_arg *a,
 	f = find_field(e, ap.name, strlen(ap.name));
 	if (!f)
 		return no_field(p, e, a->estart, ap.name, strlen(ap.name), err);
-	if (ap.nr_steps)
-		return kt_probe_err(err, p->spec, a->estart + ap.steps[0].pos,
-			    EOPNOTSUPP,
-			    "'->', '.' and '[N]' are not followed in event fields yet: fetch it raw, e.g. +8($%s):u64",
-			    f->name);
 	shape = field_shape(f);
+	if (ap.nr_steps)
+		return btf_arg(p, a, f, shape, &ap, kb, err);
 	type = a->type ? a->type : default_type(f, shape, user_pointers(p));
 	if (!type)
 		return kt_probe_err(err, p->spec, a->estart, EINVAL,
@@ -282,7 +360,7 @@ static int load_event(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 }
 
 int kt_eprobe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
-		      struct ktrace_err *err)
+		      struct kt_btf *kb, struct ktrace_err *err)
 {
 	struct ktrace_events *evs;
 	const struct ktrace_event *e;
@@ -294,7 +372,8 @@ int kt_eprobe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
 	for (int i = 0; !ret && i < p->nargs; i++) {
 		struct probe_arg *a = &p->args[i];
 
-		ret = a->raw ? check_raw(p, a, e, err) : named_arg(p, a, e, err);
+		ret = a->raw ? check_raw(p, a, e, err) :
+			       named_arg(p, a, e, kb, err);
 	}
 	if (!ret && asprintf(&p->location, "%s.%s", p->esys, p->eevent) < 0) {
 		p->location = NULL;

@@ -77,11 +77,13 @@ char kt_probe_letter(const struct ktrace_probe *p);
  * Event probes (eprobe.c): p's arguments against the fields of the event
  * it hangs on (esys:eevent's format in tfs): $FIELD references checked,
  * names turned into fetch arguments with their types, the string rules
- * checked (a system call's pointer is user memory: ustring). 0 or -errno
+ * checked (a system call's pointer is user memory: ustring); FIELD->x,
+ * FIELD[N] through the pointer types of kb's BTF. 0 or -errno
  * with err pointing into p's spec.
  */
 struct ktrace_tfs;
+struct kt_btf;
 int kt_eprobe_resolve(struct ktrace_probe *p, struct ktrace_tfs *tfs,
-		      struct ktrace_err *err);
+		      struct kt_btf *kb, struct ktrace_err *err);
 
 #endif

@@ -529,7 +529,7 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 		return kt_probe_err(err, p->spec, p->lstart, EINVAL,
 				    "a kernel probe needs a resolver with a tracefs tree");
 	if (p->dyn == PROBE_EVENT)
-		ret = kt_eprobe_resolve(p, res->tfs, err);
+		ret = kt_eprobe_resolve(p, res->tfs, res_kernel(res), err);
 	else if (p->dyn != PROBE_KU)
 		ret = resolve_fprobe(p, res, err);
 	else if (p->user)

@@ -121,7 +121,7 @@ check "latency -k: id.syscall with --syscall all" "$(printf '%s\n' id.syscall)" 
 	$KTRACE latency --syscall all -k i
 check "latency -k: the last item of a list" "$(printf '%s\n' cpu,prev_pid cpu,prev_prio)" \
 	$KTRACE latency --wakeup -k cpu,prev_p
-check "latency --syscall: the system calls and all" "$(printf '%s\n' all getppid openat)" \
+check "latency --syscall: the system calls and all" "$(printf '%s\n' all clock_nanosleep connect getppid openat)" \
 	$KTRACE latency --syscall ''
 has "files for latency -x" "tests/docs/completion.sh" $KTRACE latency -x tests/docs/comp
 has "symbols of -x for latency -f" "main" $KTRACE latency -x "$KTRACE" -f mai

@@ -15,6 +15,7 @@
 
 #include "arch/arch.h"
 #include "probe/btf.h"
+#include "probe/fetcharg.h"
 
 #define FIX_DIR	"tests/fixtures/btf"
 
@@ -991,6 +992,128 @@ static void test_vmlinux(void **state)
 	kt_btf_free(kb);
 }
 
+/* ------------------------------- values of a named type (event probes) */
+
+static void expect_val(struct kt_btf *kb, const char *ctype, bool user,
+		       const char *expr, const char *fetch, const char *type)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_fetcharg base;
+	char *fa = NULL, *ty = NULL, name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), "$%.*s", (int)strcspn(expr, "-.["),
+		 expr);
+	assert_int_equal(kt_fetcharg_base(&base, name), 0);
+	ret = kt_btf_value_arg(kb, &base, ctype, user, expr, &fa, &ty, &err);
+	if (ret)
+		fail_msg("(%s) %s: %d %s", ctype, expr, ret, err.msg);
+	assert_string_equal(fa, fetch);
+	assert_string_equal(ty, type);
+	assert_null(err.msg);
+	free(fa);
+	free(ty);
+}
+
+/* msg: a part of the message; pos: the caret in expr. */
+static void expect_val_err(struct kt_btf *kb, const char *ctype,
+			   const char *expr, int want, const char *msg,
+			   int pos)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_fetcharg base;
+	char *fa = (char *)1, *ty = (char *)1;
+	int ret;
+
+	assert_int_equal(kt_fetcharg_base(&base, "$v"), 0);
+	ret = kt_btf_value_arg(kb, &base, ctype, true, expr, &fa, &ty, &err);
+	assert_int_equal(ret, want);
+	assert_null(fa);
+	assert_null(ty);
+	assert_non_null(err.msg);
+	if (!strstr(err.msg, msg))
+		fail_msg("'%s': '%s' not in '%s'", expr, msg, err.msg);
+	assert_int_equal(err.pos, pos);
+	if (pos >= 0)
+		assert_string_equal(err.input, expr);
+	ktrace_err_clear(&err);
+}
+
+static void test_value_user(void **state)
+{
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
+
+	/* a system call's pointer: every level is user memory (+u) */
+	expect_val(kb, "struct outer *", true, "o->x", "+u0($o)", "s64");
+	expect_val(kb, "const struct outer *", true, "o->in.arr[2]",
+		   "+u40($o)", "u32");
+	expect_val(kb, "struct outer*", true, "o->in.bf2",
+		   "+u12($o)", "b5@3/32");
+	expect_val(kb, "struct outer *", true, "o->pin->a",
+		   "+u0(+u48($o))", "s32");
+	expect_val(kb, "struct outer *", true, "o[1].flag", "+u168($o)", "u8");
+	expect_val(kb, "struct outer *", true, "o->u2", "+u64($o)", "s64");
+	/* text: a char pointer read there, a char array in place */
+	expect_val(kb, "struct outer *", true, "o->str", "+0(+u56($o))",
+		   "ustring");
+	expect_val(kb, "struct outer *", true, "o->in.name", "+u16($o)",
+		   "ustring");
+	/* base types and typedefs by the format file's names */
+	expect_val(kb, "u32 *", true, "p[3]", "+u12($p)", "u32");
+	expect_val(kb, "unsigned int *", true, "p[1]", "+u4($p)", "u32");
+	expect_val(kb, "long *", true, "p[2]", "+u16($p)", "s64");
+	expect_val(kb, "const char *const *", true, "argv[1]",
+		   "+0(+u8($argv))", "ustring");
+}
+
+static void test_value_kernel(void **state)
+{
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
+
+	/* kernel memory: plain dereferences, strings as string */
+	expect_val(kb, "struct outer *", false, "o->pin->a", "+0(+48($o))",
+		   "s32");
+	expect_val(kb, "struct outer *", false, "o->str", "+0(+56($o))",
+		   "string");
+	expect_val(kb, "struct outer *", false, "o->in.name", "+16($o)",
+		   "string");
+	expect_val(kb, "struct outer *", false, "o->fn", "+72($o)",
+		   "symbol");
+	expect_val(kb, "struct inner *", false, "i->arr", "+24($i)",
+		   "u32[4]");
+	expect_val(kb, "struct outer * *", false, "pp[1]->x",
+		   "+0(+8($pp))", "s64");
+}
+
+static void test_value_errors(void **state)
+{
+	struct kt_btf *kb = ((struct synth_state *)*state)->kb;
+
+	expect_val_err(kb, "struct outer *", "v->nope", -ENOENT,
+		       "struct outer has no field 'nope'; fields: x, in,", 3);
+	/* close names offered */
+	expect_val_err(kb, "struct outer *", "v->in.nmae", -ENOENT,
+		       "struct inner has no field 'nmae' (did you mean 'name'?); fields: a, bf1",
+		       6);
+	expect_val_err(kb, "struct outer *", "v->flg", -ENOENT,
+		       "(did you mean 'flag'?)", 3);
+	expect_val_err(kb, "struct outer *", "v.x", -EINVAL,
+		       "'v' is a pointer; use '->'", 2);
+	expect_val_err(kb, "struct outer *", "v->in.arr[4]", -ERANGE,
+		       "out of bounds", 10);
+	expect_val_err(kb, "struct outer *", "v->x->y", -EINVAL,
+		       "'v->x' is not a pointer", 6);
+	expect_val_err(kb, "struct outer *", "v->in", -EINVAL,
+		       "is a whole struct", -1);
+	expect_val_err(kb, "void *", "v->x", -EINVAL,
+		       "points to void, not a struct", 3);
+	expect_val_err(kb, "struct nosuch *", "v->x", -ENOENT,
+		       "no type 'struct nosuch *'", 0);
+	expect_val_err(kb, "long", "v[1]", -EINVAL, "not a pointer", 0);
+	expect_val_err(kb, "struct outer *", "v->", -EINVAL,
+		       "expected a field name after '->'", 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1136,12 @@ int main(void)
 						abi_setup, synth_teardown),
 		cmocka_unit_test_setup_teardown(test_abi_other,
 						abi_setup, synth_teardown),
+		cmocka_unit_test_setup_teardown(test_value_user,
+						synth_setup, synth_teardown),
+		cmocka_unit_test_setup_teardown(test_value_kernel,
+						synth_setup, synth_teardown),
+		cmocka_unit_test_setup_teardown(test_value_errors,
+						synth_setup, synth_teardown),
 		cmocka_unit_test(test_heuristic_user),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_module),

@@ -105,7 +105,7 @@ static void test_events_list(void **state)
 	/* All events: sorted, uprobe kind told apart from kprobe. */
 	evs = ktrace_events_alloc(tfs, NULL, 0, NULL);
 	assert_non_null(evs);
-	assert_int_equal(ktrace_events_count(evs), 11);
+	assert_int_equal(ktrace_events_count(evs), 14);
 	for (int i = 1; i < ktrace_events_count(evs); i++) {
 		const struct ktrace_event *a = ktrace_events_get(evs, i - 1);
 		const struct ktrace_event *b = ktrace_events_get(evs, i);

@@ -437,8 +437,18 @@ static void test_eprobe_errors(void **state)
 		   "not registers", NULL);
 	expect_err("e:syscalls/sys_enter_openat $arg1", NULL, EINVAL, 28,
 		   "has no $arg1", NULL);
-	expect_err("e:syscalls/sys_enter_openat filename->x", NULL,
-		   EOPNOTSUPP, 36, "not followed in event fields", NULL);
+	/* '->' through BTF: a char pointer points to no struct */
+	if (have_btf())
+		expect_err("e:syscalls/sys_enter_openat filename->x", NULL,
+			   EINVAL, 38, "'filename' points to", "not a struct");
+	/* no pointer to follow: said before BTF is read */
+	expect_err("e:syscalls/sys_enter_openat dfd->x", NULL, EINVAL, 31,
+		   "'dfd' (int) is a value, not a pointer", NULL);
+	expect_err("e:sched/sched_switch prev_comm[1]", NULL, EINVAL, 30,
+		   "text in the event's record, not a pointer", NULL);
+	/* a field's close names */
+	expect_err("e:syscalls/sys_enter_openat filenme", NULL, ENOENT, 28,
+		   "has no field 'filenme' (did you mean 'filename'?)", NULL);
 	/* the event */
 	expect_err("e:nosys/nothing", NULL, ENOENT, 2, "no event nosys:nothing",
 		   NULL);
@@ -447,6 +457,64 @@ static void test_eprobe_errors(void **state)
 	expect_err("e:sys/ev-x", NULL, EINVAL, 6, "bad event name", NULL);
 	expect_err("e:syscalls/sys_enter_openat%return", NULL, EINVAL, 27,
 		   "%return is for functions", NULL);
+}
+
+/*
+ * Event probes through BTF (the host's): struct __kernel_timespec and
+ * struct sockaddr are UAPI, their layout fixed. What a system call's
+ * pointer points to is user memory (+u); a kernel tracepoint's pointer
+ * reads kernel memory.
+ */
+static void test_eprobe_btf_defs(void **state)
+{
+	struct ktrace_err err = { .pos = -1 };
+	char *def;
+	int ret;
+
+	(void)state;
+	NEED_BTF();
+	expect_def("e:syscalls/sys_enter_clock_nanosleep rqtp->tv_nsec ns=rqtp->tv_sec",
+		   NULL,
+		   "e:ktrace/sys_enter_clock_nanosleep syscalls.sys_enter_clock_nanosleep rqtp_tv_nsec=+u8($rqtp):s64 ns=+u0($rqtp):s64",
+		   KTRACE_KIND_EPROBE);
+	/* [N] through the pointer, then a member; the user's :TYPE wins */
+	expect_def("e:syscalls/sys_enter_clock_nanosleep rqtp[1].tv_nsec:x64",
+		   NULL,
+		   "e:ktrace/sys_enter_clock_nanosleep syscalls.sys_enter_clock_nanosleep rqtp_1_tv_nsec=+u24($rqtp):x64",
+		   KTRACE_KIND_EPROBE);
+	/* a char array in user memory is a ustring; an element a byte */
+	expect_def("e:syscalls/sys_enter_connect uservaddr->sa_family uservaddr->sa_data uservaddr->sa_data[1]:u8",
+		   NULL,
+		   "e:ktrace/sys_enter_connect syscalls.sys_enter_connect uservaddr_sa_family=+u0($uservaddr):u16 uservaddr_sa_data=+u2($uservaddr):ustring uservaddr_sa_data_1=+u3($uservaddr):u8",
+		   KTRACE_KIND_EPROBE);
+	/* a kernel tracepoint's struct pointer: kernel memory, no +u */
+	def = resolve("e:filemap/file_check_and_advance_wb_err file->f_path.dentry->d_name.name",
+		      NULL, NULL, &err, &ret, NULL);
+	if (!def)
+		fail_msg("%d %s", ret, err.msg);
+	assert_non_null(strstr(def, " file_f_path_dentry_d_name_name=+0(+"));
+	assert_null(strstr(def, "+u"));
+	assert_non_null(strstr(def, "($file))):string"));
+	free(def);
+	ktrace_err_clear(&err);
+}
+
+static void test_eprobe_btf_errors(void **state)
+{
+	(void)state;
+	NEED_BTF();
+	/* the member that does not exist, its close names, the caret on it */
+	expect_err("e:syscalls/sys_enter_clock_nanosleep rqtp->tv_nsc", NULL,
+		   ENOENT, 43,
+		   "struct __kernel_timespec has no field 'tv_nsc' (did you mean 'tv_nsec'",
+		   "fields: tv_sec, tv_nsec");
+	expect_err("e:syscalls/sys_enter_clock_nanosleep x=rqtp->tv_sec.y", NULL,
+		   EINVAL, 52, "'rqtp->tv_sec' is", "not a struct");
+	expect_err("e:syscalls/sys_enter_clock_nanosleep rqtp.tv_nsec", NULL,
+		   EINVAL, 42, "'rqtp' is a pointer; use '->'", NULL);
+	/* user memory is read as ustring, not string */
+	expect_err("e:syscalls/sys_enter_connect uservaddr->sa_data:string",
+		   NULL, EINVAL, 48, "in user memory", ":ustring");
 }
 
 static void test_fprobe_defs(void **state)
@@ -1361,6 +1429,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_btf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eprobe_defs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eprobe_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eprobe_btf_defs, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_eprobe_btf_errors, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fprobe_defs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dyn_kinds_cli, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_defs, setup, teardown),
