@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Event probes (e:): probe add by the tracepoint's field names with the
-# string rules checked first; record of an inline event probe on
+# string rules checked first; members through BTF (rqtp->tv_nsec); record of an inline event probe on
 # syscalls:sys_enter_openat printing the real path a command opens (live,
 # -o + report, --json), read from ktrace's own instance (perf delivers no
 # eprobe record); probe list/del with another tool's eprobe untouched; the
@@ -79,6 +79,24 @@ expect_contains eprobe-stat-why "$OUT" "perf cannot count"
 expect_ok eprobe-hist ktrace hist -e 'syscalls:sys_enter_openat filename' -k filename -- cat $D/kt24-file
 expect_match eprobe-hist-path "$OUT" "$D/kt24-file +1"
 expect_no_ktrace eprobe-stat-hist-clean
+
+# --- through BTF: members of the struct a system call's pointer points
+# to, in user memory (+u). sleeper naps 20, 45 and 100 ms with
+# clock_nanosleep: those are the tv_nsec the kernel must read. ----------
+expect_ok eprobe-btf ktrace record \
+	-e 'syscalls:sys_enter_clock_nanosleep rqtp->tv_nsec s=rqtp->tv_sec' \
+	-- $TARGETS/sleeper 1
+for ns in 20000000 45000000 100000000; do
+	expect_match eprobe-btf-$ns "$OUT" \
+		"sleeper +[0-9]+ .*:sys_enter_clock_nanosleep: .*rqtp_tv_nsec=$ns s=0( |\$)"
+done
+before=$(dyn)
+expect_exit eprobe-btf-nomember 1 ktrace record \
+	-e 'syscalls:sys_enter_clock_nanosleep rqtp->tv_nsc' -- true
+expect_contains eprobe-btf-nomember-why "$OUT" \
+	"no field 'tv_nsc' (did you mean 'tv_nsec'"
+expect_eq eprobe-btf-refused-unchanged "$before" "$(dyn)"
+expect_no_ktrace eprobe-btf-clean
 
 # --- --strings: the string arguments of openat, unlinkat, execve. --------
 printf 'y\n' > $D/kt24-gone
