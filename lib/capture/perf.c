@@ -221,8 +221,10 @@ static bool ring_memory_too_large(size_t map_len, int nr_rings)
  * The default ring when samples carry a copy of the user stack (~8 KiB
  * each): the default one holds ~1000 of them, 3 ms of a thread making
  * 300,000 a second, less than a reader sharing a CPU with it may wait to
- * run. Four times it (32 MiB per CPU) lost nothing over 10^6 samples here
- * (bench/stacks.sh) where 8 and 16 MiB lost up to 1 %. At most 256 MiB
+ * run. Four times it (32 MiB per CPU, ~30 ms) lost nothing over 10^6
+ * samples on a quiet machine (bench/stacks.sh) where 8 and 16 MiB lost up
+ * to 1 %, but lost up to 1 % again (-o and live) while other work shared
+ * the two CPUs; eight times it (64 MiB) is the default. At most 256 MiB
  * over all rings, and an eighth of the memory available.
  */
 static size_t stack_ring_pages(size_t pages, size_t page, int nr_rings)
@@ -231,7 +233,7 @@ static size_t stack_ring_pages(size_t pages, size_t page, int nr_rings)
 
 	if (avail && avail / 8 < all)
 		all = avail / 8;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if ((uint64_t)pages * 2 * page * (nr_rings > 0 ? nr_rings : 1) <=
 		    all)
 			pages *= 2;
