@@ -133,11 +133,11 @@ echo
 echo "ktrace dwarf's stack: $(sort $W/ktrace-dwarf.frames | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')"
 
 # Loss with default settings at BENCH_LOSS_N records (default 10^6), each
-# way BENCH_LOSS_RUNS times: ktrace -g printing, and ktrace -g -o FILE.
+# way BENCH_LOSS_RUNS times (default 10): ktrace -g printing, and ktrace -g -o FILE.
 # perf dwarf is not in it: its file would be ~8.5 GB, and its pipe mode
 # (-o -) fails to read back its own DWARF samples here (perf 6.1).
 LN=${BENCH_LOSS_N:-1000000}
-LR=${BENCH_LOSS_RUNS:-3}
+LR=${BENCH_LOSS_RUNS:-10}
 echo
 echo "# loss at $LN records with default settings, $LR runs each (records lost per run)"
 echo
