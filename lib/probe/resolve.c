@@ -516,6 +516,33 @@ static int build_definition(struct ktrace_probe *p)
 	return 0;
 }
 
+static bool is_text_type(const char *t)
+{
+	return !strcmp(t, "string") || !strcmp(t, "ustring");
+}
+
+/*
+ * A name that resolved to text (a char pointer or array, read as a
+ * string) given a number type: its fetch reads the text, so the number
+ * would be its first bytes, never the pointer. Refused with the way out.
+ */
+static int check_text_types(const struct ktrace_probe *p,
+			    struct ktrace_err *err)
+{
+	for (int i = 0; i < p->nargs; i++) {
+		const struct probe_arg *a = &p->args[i];
+
+		if (a->raw || !a->type || !a->rtype ||
+		    !is_text_type(a->rtype) || is_text_type(a->type))
+			continue;
+		return kt_probe_err(err, p->spec,
+				    a->uend - (int)strlen(a->type), EINVAL,
+				    "'%s' is text, read as a %s: ':%s' would show its first bytes, not the pointer; drop ':%s', or fetch the pointer raw (a register or $argN)",
+				    a->expr, a->rtype, a->type, a->type);
+	}
+	return 0;
+}
+
 int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 			 struct ktrace_err *err)
 {
@@ -536,6 +563,8 @@ int ktrace_probe_resolve(struct ktrace_probe *p, struct ktrace_resolver *res,
 		ret = resolve_user(p, err);
 	else
 		ret = resolve_kernel(p, res, err);
+	if (!ret)
+		ret = check_text_types(p, err);
 	if (ret)
 		return ret;
 	return build_definition(p);

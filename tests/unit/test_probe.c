@@ -798,6 +798,10 @@ static void test_kernel_btf_errors(void **state)
 	expect_err("do_sys_open%return dfd->x", NULL, EINVAL, 24, "not a pointer",
 		   NULL);
 	expect_err("vfs_read $retval", NULL, EINVAL, 9, "$retval", "return");
+	/* a number type on text reached by name: its bytes, never the
+	 * pointer, would be shown */
+	expect_err("do_sys_openat2 filename:x64", NULL, EINVAL, 24,
+		   "'filename' is text", "not the pointer");
 	/* entry arguments at a return probe: only where the kernel's README
 	 * says its return probes read $argN (the fake tree has no README) */
 	expect_err("vfs_read%return file->f_flags", NULL, EOPNOTSUPP, 16,
