@@ -616,7 +616,8 @@ static int take_held(struct kt_fpipe *p)
 	size_t h = p->n - p->cut, bytes = 0;
 	unsigned char *tmp;
 
-	memmove(p->v, p->v + p->cut, h * sizeof(*p->v));
+	if (h && p->cut)
+		memmove(p->v, p->v + p->cut, h * sizeof(*p->v));
 	p->n = h;
 	p->cut = 0;
 	if (!p->keep_raw || !h) {
