@@ -51,6 +51,14 @@ mkfifo $D/go
 sh -c "exec dd if=$D/go of=/dev/null bs=100 count=6 2>/dev/null" &
 P=$!
 bgpids="$bgpids $P"
+# dd started and asleep in the FIFO's open before anything is counted: a
+# read of its own start-up (a starved guest is slow to exec) would be
+# paired by the latency histogram, set up before the -e counter
+for _ in $(seq 100); do
+	[ "$(cat /proc/$P/comm 2>/dev/null)" = dd ] &&
+		grep -q '^[0-9]* (dd) S' /proc/$P/stat 2>/dev/null && break
+	sleep 0.1
+done
 export_start -p $P -e syscalls:sys_enter_read -r read-sizes -r syscalls-by-name \
 	--latency '--syscall read'
 if [ -z "$PORT" ]; then
