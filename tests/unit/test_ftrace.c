@@ -445,26 +445,38 @@ static void add_graph(struct kt_ftw *w, bool exit, int cpu, uint64_t ts,
 	assert_int_equal(kt_ftw_add(w, &r, d, exit ? 40 : 24), 0);
 }
 
+/* A file of the tracer's records at ROOT/NAME, on the ftrace formats of
+ * the fake tree: its writer; *fd and *tfs for the caller to close. */
+static struct kt_ftw *ftw_start(const char *root, const char *name,
+				const char *tracer, char *path, size_t len,
+				int *fd, struct ktrace_tfs **tfs)
+{
+	struct ktrace_err err = { .pos = -1 };
+	struct kt_ftw *w;
+
+	put_ftrace_formats(root);
+	*tfs = ktrace_tfs_open(NULL);
+	assert_non_null(*tfs);
+	snprintf(path, len, "%s/%s", root, name);
+	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(*fd >= 0);
+	w = kt_ftw_open(*fd, kt_tfs_top(*tfs), tracer, "prog", &err);
+	assert_non_null(w);
+	return w;
+}
+
 /* ftrace -o's file: the records with their formats, symbols, tasks and
  * the run's settings; report shows them as ftrace does live. */
 static void test_ftfile_report(void **state)
 {
 	const char *root = *state;
-	struct ktrace_err err = { .pos = -1 };
 	struct ktrace_tfs *tfs;
 	struct cli_result r;
 	struct kt_ftw *w;
 	char path[512];
 	int fd;
 
-	put_ftrace_formats(root);
-	tfs = ktrace_tfs_open(NULL);
-	assert_non_null(tfs);
-	snprintf(path, sizeof(path), "%s/ft.kt", root);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	w = kt_ftw_open(fd, kt_tfs_top(tfs), "function_graph", "prog", &err);
-	assert_non_null(w);
+	w = ftw_start(root, "ft.kt", "function_graph", path, sizeof(path), &fd, &tfs);
 	add_graph(w, false, 1, 1000000000ull, FN_A, 0, 0);
 	add_graph(w, false, 1, 1000001000ull, FN_B, 1, 0);
 	add_graph(w, true, 1, 1000001250ull, FN_B, 1, 1000001000ull);
@@ -513,21 +525,13 @@ static void test_ftfile_report(void **state)
 static void test_ftfile_function_lines(void **state)
 {
 	const char *root = *state;
-	struct ktrace_err err = { .pos = -1 };
 	struct ktrace_tfs *tfs;
 	struct cli_result r;
 	struct kt_ftw *w;
 	char path[512];
 	int fd;
 
-	put_ftrace_formats(root);
-	tfs = ktrace_tfs_open(NULL);
-	assert_non_null(tfs);
-	snprintf(path, sizeof(path), "%s/fn.kt", root);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	w = kt_ftw_open(fd, kt_tfs_top(tfs), "function", "prog", &err);
-	assert_non_null(w);
+	w = ftw_start(root, "fn.kt", "function", path, sizeof(path), &fd, &tfs);
 	for (int i = 0; i < 2; i++) {
 		unsigned char d[24] = { 0 };
 		uint16_t type = 1;
