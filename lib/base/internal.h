@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include "ktrace.h"
 
@@ -89,13 +90,42 @@ char *kt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 bool kt_mem_headroom(size_t n);
 /*
- * The hot paths' integer printers (text lines by hand, not printf): the
+ * The hot paths' integer printers (text lines by hand, not printf; inline
+ * in each record's line): the
  * decimal digits of v at p, right-aligned in width (kt_put_uint: padded
  * with pad; kt_put_int: with blanks, the sign before the digits). p holds
  * max(width, 21) bytes; returns the end (not NUL-terminated).
  */
-char *kt_put_uint(char *p, unsigned long long v, int width, char pad);
-char *kt_put_int(char *p, long long v, int width);
+static inline char *kt_put_uint(char *p, unsigned long long v, int width, char pad)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (width-- > n)
+		*p++ = pad;
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static inline char *kt_put_int(char *p, long long v, int width)
+{
+	if (v < 0) {
+		char tmp[24], *e = kt_put_uint(tmp, -(unsigned long long)v, 0, ' ');
+		int n = e - tmp;
+
+		while (width-- > n + 1)
+			*p++ = ' ';
+		*p++ = '-';
+		memcpy(p, tmp, n);
+		return p + n;
+	}
+	return kt_put_uint(p, v, width, ' ');
+}
 /* MemAvailable of /proc/meminfo in bytes, or 0 when it does not say. */
 uint64_t kt_mem_available(void);
 

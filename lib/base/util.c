@@ -182,37 +182,6 @@ bool kt_mem_headroom(size_t n)
 	return p != NULL;
 }
 
-char *kt_put_uint(char *p, unsigned long long v, int width, char pad)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (width-- > n)
-		*p++ = pad;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-char *kt_put_int(char *p, long long v, int width)
-{
-	if (v < 0) {
-		char tmp[24], *e = kt_put_uint(tmp, -(unsigned long long)v, 0, ' ');
-		int n = e - tmp;
-
-		while (width-- > n + 1)
-			*p++ = ' ';
-		*p++ = '-';
-		memcpy(p, tmp, n);
-		return p + n;
-	}
-	return kt_put_uint(p, v, width, ' ');
-}
-
 uint64_t kt_mem_available(void)
 {
 	char *t = kt_read_file("/proc/meminfo", NULL), *at;
